@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <stencil/detail/portable/layout.hpp>
+#include <stencil/detail/portable/naive.hpp>
+#include <stencil/detail/portable/periodic_halo.hpp>
+#include <stencil/detail/portable/spatial_blocking.hpp>
+#include <stencil/error.hpp>
+#include <stencil/grid.hpp>
+#include <stencil/plan.hpp>
+#include <stencil/policy.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace stencil {
+
+namespace detail {
+
+/// Refuses a plan made for another space, grid shape, value type or stencil.
+template <class ExecSpace, class Op, class T, int Rank, class MemorySpace>
+void check_plan_matches(Plan const& p,
+                        Grid<T, Rank, MemorySpace> const& grid) {
+  Plan const expected = describe<Op>(ExecSpace::name(), grid);
+  bool const same =
+      p.execution_space == expected.execution_space &&
+      p.rank == expected.rank && p.radius == expected.radius &&
+      p.shape == expected.shape && p.extents == expected.extents &&
+      p.halo == expected.halo && p.boundary == expected.boundary &&
+      p.value_size == expected.value_size;
+  STENCIL_EXPECT(same, "the plan was made for a different run (plan: ",
+                 p.execution_space, ", rank ", p.rank, ", radius ", p.radius,
+                 ", extents ", p.extents[0], "x", p.extents[1], "x",
+                 p.extents[2], ", halo ", p.halo, ", ", p.value_size,
+                 "-byte values; this call: ", expected.execution_space,
+                 ", rank ", expected.rank, ", radius ", expected.radius,
+                 ", extents ", expected.extents[0], "x", expected.extents[1],
+                 "x", expected.extents[2], ", halo ", expected.halo, ", ",
+                 expected.value_size,
+                 "-byte values); make a plan for this grid with "
+                 "stencil::plan");
+}
+
+template <class ExecSpace, class T, int Rank, class MemorySpace, class Op>
+void run_portable(ExecSpace const& space, Grid<T, Rank, MemorySpace>& grid,
+                  Op const& op, int steps, Plan const& p) {
+  PaddedLayout const layout = make_layout<Rank>(grid.extents(), grid.halo());
+  std::int64_t const padded_cells =
+      static_cast<std::int64_t>(grid.current().size());
+  for (int step = 0; step < steps; ++step) {
+    T* const in = grid.current().data();
+    T* const out = grid.next().data();
+    if (grid.boundary() == Boundary::periodic) {
+      refresh_periodic_halo<ExecSpace, T, Rank>(space, in, layout);
+    }
+    switch (p.policy) {
+      case PolicyKind::naive:
+        naive_step<ExecSpace, T, Rank>(space, in, out, layout, padded_cells,
+                                       op);
+        break;
+      case PolicyKind::spatial_blocking:
+        blocked_step<ExecSpace, T, Rank>(space, in, out, layout, op, p.tile,
+                                         p.team_size, p.scratch_bytes);
+        break;
+    }
+    grid.swap();
+  }
+}
+
+}  // namespace detail
+
+/// Advances `grid` by `steps` time steps of `op` on `space`, as `how` says:
+/// a policy (stencil::Naive, stencil::SpatialBlocking, stencil::Auto) or a
+/// Plan from stencil::plan. After the call the grid's current buffer holds
+/// the last time level.
+///
+/// Asynchronous: the kernels are enqueued on `space` and the call returns;
+/// fence the space (or use a Kokkos deep_copy) before reading the grid on
+/// the host. Everything is checked before the first kernel is enqueued: a
+/// call that throws stencil::error leaves the grid untouched. `steps == 0`
+/// does nothing.
+template <class ExecSpace, class T, int Rank, class MemorySpace, class Op,
+          class How = Auto>
+  requires Kokkos::is_execution_space_v<ExecSpace>
+void iterate(ExecSpace const& space, Grid<T, Rank, MemorySpace>& grid,
+             Op const& op, int steps, How const& how = {}) {
+  static_assert(detail::check_operator<Op, Rank>());
+  static_assert(std::is_same_v<How, Plan> || is_policy_v<How>,
+                "stencil::iterate: the last argument must be a policy "
+                "(stencil::Naive, stencil::SpatialBlocking, stencil::Auto) "
+                "or a stencil::Plan");
+  STENCIL_EXPECT(steps >= 0, "steps is ", steps,
+                 "; the number of time steps must be 0 or more");
+  Plan p;
+  if constexpr (std::is_same_v<How, Plan>) {
+    detail::validate_grid<Op>(grid);
+    detail::check_plan_matches<ExecSpace, Op>(how, grid);
+    p = how;
+  } else {
+    p = plan(space, grid, op, how);
+  }
+  if (steps == 0) return;
+  detail::run_portable(space, grid, op, steps, p);
+}
+
+/// iterate() on the default execution space.
+template <class T, int Rank, class MemorySpace, class Op, class How = Auto>
+void iterate(Grid<T, Rank, MemorySpace>& grid, Op const& op, int steps,
+             How const& how = {}) {
+  iterate(Kokkos::DefaultExecutionSpace{}, grid, op, steps, how);
+}
+
+}  // namespace stencil

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <type_traits>
+
+namespace stencil {
+
+/// One kernel per time step over the interior, reading neighbours from global
+/// memory (caches catch the reuse). Memory-bound by design.
+struct Naive {};
+
+/// Extents of a tile in cells. Dimensions the grid does not have are ignored
+/// (a 2D grid uses x and y). For 3D spatial blocking, z is the number of
+/// planes one team streams through.
+struct Tile {
+  int x = 64;
+  int y = 8;
+  int z = 32;
+};
+
+/// One kernel per time step; each team loads a tile plus its halo into
+/// scratch (shared) memory and computes the tile from there. 3D grids stream
+/// xy tiles through z with a ring of 2r+1 planes.
+struct SpatialBlocking {
+  Tile tile{};
+};
+
+/// Let the library choose the backend, policy and parameters. The choice is
+/// reported by `stencil::plan` (and printed with the plan).
+struct Auto {};
+
+/// Which policy a plan runs.
+enum class PolicyKind { naive, spatial_blocking };
+
+template <class P>
+inline constexpr bool is_policy_v =
+    std::is_same_v<P, Naive> || std::is_same_v<P, SpatialBlocking> ||
+    std::is_same_v<P, Auto>;
+
+}  // namespace stencil

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
+// The one header users include.
+#pragma once
+
+#include <stencil/backend.hpp>
+#include <stencil/config.hpp>
+#include <stencil/error.hpp>
+#include <stencil/grid.hpp>
+#include <stencil/iterate.hpp>
+#include <stencil/linear.hpp>
+#include <stencil/plan.hpp>
+#include <stencil/policy.hpp>
+#include <stencil/traits.hpp>

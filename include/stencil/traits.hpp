@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <concepts>
+#include <type_traits>
+
+namespace stencil {
+
+/// Which neighbours a stencil reads. `star`: only cells on the axes through
+/// the centre (|offset| > 0 in at most one dimension); `box`: the whole
+/// (2r+1)^rank cube. Backends size halo exchanges and tiles by it.
+enum class Shape { star, box };
+
+/// The largest radius the library accepts. Halo widths and on-chip tiles grow
+/// with the radius; beyond this a stencil is better expressed another way.
+inline constexpr int max_radius = 8;
+
+/// What a stencil functor must declare:
+///
+///   struct Heat2D {
+///     static constexpr int rank = 2;                     // 1, 2 or 3
+///     static constexpr int radius = 1;                   // 0 .. max_radius
+///     static constexpr auto shape = stencil::Shape::star;
+///     template <class In>
+///     KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const;
+///   };
+///
+/// `in(dy, dx)` reads the neighbour at a relative offset (one offset per
+/// dimension, slowest first; the last index is the contiguous one).
+template <class Op>
+concept StencilOperator = requires {
+  { Op::rank } -> std::convertible_to<int>;
+  { Op::radius } -> std::convertible_to<int>;
+  { Op::shape } -> std::convertible_to<Shape>;
+};
+
+namespace detail {
+
+/// Compile-time checks shared by every entry point, with messages that say
+/// what to do. Instantiated from iterate, plan and Grid-taking functions.
+template <class Op, int GridRank>
+constexpr bool check_operator() {
+  static_assert(StencilOperator<Op>,
+                "stencil::traits: the stencil functor must declare `static constexpr "
+                "int rank`, `static constexpr int radius` and `static "
+                "constexpr stencil::Shape shape` (see stencil/traits.hpp)");
+  if constexpr (StencilOperator<Op>) {
+    static_assert(Op::rank >= 1 && Op::rank <= 3,
+                  "stencil::traits: a stencil's rank must be 1, 2 or 3");
+    static_assert(Op::rank == GridRank,
+                  "stencil::traits: the stencil's rank does not match the grid's "
+                  "rank; use a Grid<T, Op::rank>");
+    static_assert(Op::radius >= 0 && Op::radius <= max_radius,
+                  "stencil::traits: a stencil's radius must be between 0 and "
+                  "stencil::max_radius (8)");
+  }
+  return true;
+}
+
+}  // namespace detail
+}  // namespace stencil

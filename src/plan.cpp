@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <stencil/plan.hpp>
+
+#include <ostream>
+
+namespace stencil {
+
+std::string to_string(Backend backend) {
+  switch (backend) {
+    case Backend::portable: return "portable";
+    case Backend::native_cuda: return "native_cuda";
+  }
+  return "unknown";
+}
+
+std::string to_string(PolicyKind policy) {
+  switch (policy) {
+    case PolicyKind::naive: return "Naive";
+    case PolicyKind::spatial_blocking: return "SpatialBlocking";
+  }
+  return "unknown";
+}
+
+std::string to_string(Boundary boundary) {
+  return boundary == Boundary::fixed ? "fixed" : "periodic";
+}
+
+std::string to_string(Shape shape) {
+  return shape == Shape::star ? "star" : "box";
+}
+
+std::ostream& operator<<(std::ostream& out, Plan const& p) {
+  out << "stencil::Plan{space: " << p.execution_space
+      << ", backend: " << to_string(p.backend);
+  if (p.space_backend != p.backend) {
+    out << " (this space's backend is " << to_string(p.space_backend)
+        << ", which does not implement this policy)";
+  }
+  out << ", policy: " << to_string(p.policy);
+  if (p.chosen_by_auto) out << " (chosen by Auto: " << p.reason << ")";
+  out << ", grid: rank " << p.rank << ", ";
+  for (int d = 3 - p.rank; d < 3; ++d) {
+    out << p.extents[d] << (d < 2 ? "x" : "");
+  }
+  out << ", halo " << p.halo << ", " << to_string(p.boundary)
+      << ", value size " << p.value_size << " B; stencil: "
+      << to_string(p.shape) << ", radius " << p.radius
+      << "; depth " << p.depth;
+  if (p.policy == PolicyKind::spatial_blocking) {
+    out << ", tile x=" << p.tile.x;
+    if (p.rank >= 2) out << " y=" << p.tile.y;
+    if (p.rank == 3) out << " z=" << p.tile.z;
+    out << ", team size " << p.team_size << ", scratch " << p.scratch_bytes
+        << " B/team";
+  }
+  return out << '}';
+}
+
+}  // namespace stencil
