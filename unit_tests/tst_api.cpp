@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: Apache-2.0
+// Grid, plan and iterate behaviour beyond numerics: bad input is refused
+// with a message that names the problem, and refused calls change nothing.
+#include "reference.hpp"
+#include "stencil_test_spaces.hpp"
+
+#include <stencil/stencil.hpp>
+#include <stencil/suite.hpp>
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+namespace {
+
+using stencil::suite::J2d5pt;
+using stencil::suite::J2d9pt;
+using stencil::suite::J3d7pt;
+
+/// Expects `f` to throw stencil::error whose message contains every part.
+template <class F>
+void expect_error(F&& f, std::initializer_list<char const*> parts) {
+  try {
+    f();
+    ADD_FAILURE() << "expected stencil::error";
+  } catch (stencil::error const& e) {
+    std::string const what = e.what();
+    EXPECT_EQ(what.rfind("stencil: ", 0), 0u) << what;
+    for (char const* part : parts) {
+      EXPECT_NE(what.find(part), std::string::npos)
+          << "message lacks '" << part << "': " << what;
+    }
+  }
+}
+
+template <class Space>
+class Api : public ::testing::Test {
+ protected:
+  using Memory = typename Space::memory_space;
+  template <int Rank>
+  using Grid = stencil::Grid<double, Rank, Memory>;
+
+  /// A grid with distinct values everywhere, and its host copy.
+  template <int Rank, class Op>
+  stencil_test::HostField<double, Rank> seed(Grid<Rank>& g, Op const& op) {
+    auto f = stencil_test::random_field<double, Rank>(g.extents(), g.halo(),
+                                                      op, 1, 99);
+    stencil_test::load(g, f);
+    return f;
+  }
+  template <int Rank>
+  void expect_unchanged(Grid<Rank> const& g,
+                        stencil_test::HostField<double, Rank> const& before) {
+    EXPECT_EQ(stencil_test::read_back(g).data, before.data);
+  }
+};
+TYPED_TEST_SUITE(Api, stencil_test::ExecutionSpaces);
+
+TYPED_TEST(Api, GridShape) {
+  typename TestFixture::template Grid<3> g("g", {4, 5, 6}, {.halo = 2});
+  EXPECT_EQ(g.extent(0), 4);
+  EXPECT_EQ(g.extent(2), 6);
+  EXPECT_EQ(g.padded_extent(1), 9);
+  EXPECT_EQ(g.current().extent(2), 10u);
+  EXPECT_EQ(g.interior().extent(0), 4u);
+  EXPECT_EQ(g.interior().extent(2), 6u);
+  EXPECT_EQ(g.interior_cells(), 120u);
+  auto const* a = g.current().data();
+  g.swap();
+  EXPECT_EQ(g.next().data(), a);
+  EXPECT_NE(g.current().data(), a);
+}
+
+TYPED_TEST(Api, FillSetsHaloAndInteriorOfBothBuffers) {
+  typename TestFixture::template Grid<2> g("g", {3, 4});
+  stencil::fill(g, [](int i, int j) { return 10.0 * i + j; });
+  for (auto const& view : {g.current(), g.next()}) {
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, view);
+    EXPECT_EQ(h(0, 0), -11.0);  // halo corner: interior (-1, -1)
+    EXPECT_EQ(h(1, 1), 0.0);
+    EXPECT_EQ(h(4, 5), 34.0);   // halo corner: interior (3, 4)
+  }
+}
+
+TYPED_TEST(Api, BadGridConstruction) {
+  using G2 = typename TestFixture::template Grid<2>;
+  expect_error([] { G2("g", {0, 5}); }, {"extent 0 is 0", "positive"});
+  expect_error([] { G2("g", {5, -3}); }, {"extent 1 is -3"});
+  expect_error([] { G2("g", {5, 5}, {.halo = -1}); }, {"halo is -1"});
+}
+
+TYPED_TEST(Api, ExtentSmallerThanStencilIsRefusedAndGridUntouched) {
+  typename TestFixture::template Grid<2> g("g", {4, 40}, {.halo = 2});
+  auto const before = this->seed(g, J2d9pt{});
+  expect_error([&] { stencil::iterate(TypeParam{}, g, J2d9pt{}, 3); },
+               {"extent 0 is 4", "at least 5"});
+  this->expect_unchanged(g, before);
+}
+
+TYPED_TEST(Api, HaloNarrowerThanRadiusIsRefusedAndGridUntouched) {
+  typename TestFixture::template Grid<2> g("g", {20, 20});  // halo 1
+  auto const before = this->seed(g, J2d5pt{});
+  expect_error(
+      [&] { stencil::iterate(TypeParam{}, g, J2d9pt{}, 3, stencil::Naive{}); },
+      {"halo of 1", "radius is 2", ".halo = 2"});
+  this->expect_unchanged(g, before);
+}
+
+TYPED_TEST(Api, NegativeStepsAreRefusedAndZeroStepsDoNothing) {
+  typename TestFixture::template Grid<2> g("g", {9, 11});
+  auto const before = this->seed(g, J2d5pt{});
+  auto const* current = g.current().data();
+  expect_error([&] { stencil::iterate(TypeParam{}, g, J2d5pt{}, -1); },
+               {"steps is -1", "0 or more"});
+  stencil::iterate(TypeParam{}, g, J2d5pt{}, 0);
+  TypeParam{}.fence();
+  EXPECT_EQ(g.current().data(), current);
+  this->expect_unchanged(g, before);
+}
+
+TYPED_TEST(Api, ZeroTileIsRefusedAndGridUntouched) {
+  typename TestFixture::template Grid<3> g("g", {6, 7, 8});
+  auto const before = this->seed(g, J3d7pt{});
+  for (stencil::Tile tile : {stencil::Tile{.x = 0, .y = 4, .z = 4},
+                             stencil::Tile{.x = 8, .y = 0, .z = 4},
+                             stencil::Tile{.x = 8, .y = 4, .z = 0}}) {
+    expect_error(
+        [&] {
+          stencil::iterate(TypeParam{}, g, J3d7pt{}, 2,
+                           stencil::SpatialBlocking{tile});
+        },
+        {"zero or negative", "at least 1"});
+  }
+  this->expect_unchanged(g, before);
+}
+
+TYPED_TEST(Api, PlanDescribesTheRunAndIsReusable) {
+  typename TestFixture::template Grid<2> g("g", {64, 80});
+  auto const p = stencil::plan(TypeParam{}, g, J2d5pt{},
+                               stencil::SpatialBlocking{{.x = 32, .y = 4}});
+  EXPECT_EQ(p.policy, stencil::PolicyKind::spatial_blocking);
+  EXPECT_EQ(p.tile.x, 32);
+  EXPECT_EQ(p.tile.y, 4);
+  EXPECT_EQ(p.execution_space, TypeParam::name());
+  std::ostringstream text;
+  text << p;
+  for (char const* part : {"policy: SpatialBlocking", "tile x=32 y=4",
+                           "backend: portable", "64x80", "depth 1"}) {
+    EXPECT_NE(text.str().find(part), std::string::npos) << text.str();
+  }
+  auto const automatic = stencil::plan(TypeParam{}, g, J2d5pt{}, stencil::Auto{});
+  EXPECT_TRUE(automatic.chosen_by_auto);
+  std::ostringstream auto_text;
+  auto_text << automatic;
+  EXPECT_NE(auto_text.str().find("chosen by Auto"), std::string::npos);
+
+  // The plan runs, and gives what the policy gives.
+  typename TestFixture::template Grid<2> h("h", {64, 80});
+  auto const init = this->seed(g, J2d5pt{});
+  stencil_test::load(h, init);
+  stencil::iterate(TypeParam{}, g, J2d5pt{}, 5, p);
+  stencil::iterate(TypeParam{}, h, J2d5pt{}, 5, stencil::Naive{});
+  TypeParam{}.fence();
+  EXPECT_TRUE(stencil_test::matches(stencil_test::read_back(g),
+                                    stencil_test::read_back(h), init,
+                                    stencil::Boundary::fixed, 5));
+}
+
+TYPED_TEST(Api, PlanForAnotherGridIsRefused) {
+  typename TestFixture::template Grid<2> g("g", {64, 80});
+  typename TestFixture::template Grid<2> other("other", {64, 81});
+  auto const before = this->seed(other, J2d5pt{});
+  auto const p = stencil::plan(TypeParam{}, g, J2d5pt{}, stencil::Naive{});
+  expect_error([&] { stencil::iterate(TypeParam{}, other, J2d5pt{}, 1, p); },
+               {"different run", "64x80", "64x81"});
+  this->expect_unchanged(other, before);
+}
+
+TYPED_TEST(Api, BackendTrait) {
+  // Until the native kernels land, every policy runs on the portable backend.
+  typename TestFixture::template Grid<1> g("g", {100});
+  auto const p = stencil::plan(TypeParam{}, g, stencil::suite::Heat1D<1>{},
+                               stencil::Naive{});
+  EXPECT_EQ(p.backend, stencil::Backend::portable);
+  EXPECT_EQ(p.space_backend, stencil::backend_for<TypeParam>);
+  EXPECT_EQ(stencil::backend_for<Kokkos::Serial>, stencil::Backend::portable);
+#if defined(KOKKOS_ENABLE_CUDA)
+  EXPECT_EQ(stencil::backend_for<Kokkos::Cuda>,
+            STENCIL_ENABLE_NATIVE_CUDA ? stencil::Backend::native_cuda
+                                       : stencil::Backend::portable);
+#endif
+}
+
+}  // namespace
