@@ -17,6 +17,7 @@ std::string to_string(PolicyKind policy) {
   switch (policy) {
     case PolicyKind::naive: return "Naive";
     case PolicyKind::spatial_blocking: return "SpatialBlocking";
+    case PolicyKind::temporal_blocking: return "TemporalBlocking";
   }
   return "unknown";
 }
@@ -53,6 +54,16 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
     out << ", team size " << p.team_size << ", scratch " << p.scratch_bytes
         << " B/team";
   }
+  if (p.policy == PolicyKind::temporal_blocking) {
+    out << ", tile " << p.tile.x << " valid columns (computed "
+        << p.tile.x + 2 * p.depth * p.radius << ")";
+    if (p.rank == 2) out << " x " << p.tile.y << " rows";
+    out << ", threads " << p.team_size << ", registers " << p.registers
+        << ", local memory " << p.local_memory_bytes << " B/thread"
+        << ", shared " << p.scratch_bytes << " B/block, blocks "
+        << p.blocks << ", blocks/SM " << p.blocks_per_sm;
+  }
+  if (!p.device.empty()) out << ", device " << p.device;
   return out << '}';
 }
 

@@ -178,7 +178,7 @@ TYPED_TEST(Api, PlanForAnotherGridIsRefused) {
 }
 
 TYPED_TEST(Api, BackendTrait) {
-  // Until the native kernels land, every policy runs on the portable backend.
+  // Naive and SpatialBlocking run on the portable backend on every space.
   typename TestFixture::template Grid<1> g("g", {100});
   auto const p = stencil::plan(TypeParam{}, g, stencil::suite::Heat1D<1>{},
                                stencil::Naive{});

@@ -2,12 +2,16 @@
 // The native CUDA backend's single entry point, included by
 // stencil/backend.hpp only when Kokkos has CUDA and the build enables
 // STENCIL_ENABLE_NATIVE_CUDA. It declares the backend available for
-// Kokkos::Cuda; the kernels (temporal blocking, device tiling, prefetch)
-// land here one mechanism per folder. Until they do, every policy runs on
-// the portable backend and the plan says so.
+// Kokkos::Cuda and routes the native policies to their mechanism, one folder
+// each (temporal_blocking/; device tiling and prefetch to come).
 #pragma once
 
-#include <stencil/backend.hpp>
+#include <native_cuda/temporal_blocking/launch.hpp>
+
+#include <stencil/detail/backend_trait.hpp>
+#include <stencil/detail/plan_data.hpp>
+#include <stencil/grid.hpp>
+#include <stencil/policy.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -16,4 +20,28 @@ namespace stencil {
 template <>
 inline constexpr bool native_available_v<Kokkos::Cuda> = true;
 
+namespace detail {
+
+template <>
+struct Native<Kokkos::Cuda> {
+  template <class T, class Op>
+  static void plan_temporal_blocking(Plan& p, TemporalBlocking const& policy) {
+    native_cuda::temporal_blocking::plan<T, Op>(p, policy.depth);
+  }
+
+  template <class T, int Rank, class MemorySpace, class Op>
+  static void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
+                  Op const& op, int steps, Plan const& p) {
+    if constexpr (Rank <= 2) {
+      if (p.policy == PolicyKind::temporal_blocking) {
+        native_cuda::temporal_blocking::run(space, grid, op, steps, p);
+        return;
+      }
+    }
+    throw_error("the native CUDA backend has no kernel for this plan's "
+                "policy; make the plan with stencil::plan");
+  }
+};
+
+}  // namespace detail
 }  // namespace stencil

@@ -64,6 +64,8 @@ void run_portable(ExecSpace const& space, Grid<T, Rank, MemorySpace>& grid,
         blocked_step<ExecSpace, T, Rank>(space, in, out, layout, op, p.tile,
                                          p.team_size, p.scratch_bytes);
         break;
+      case PolicyKind::temporal_blocking:
+        break;  // native only; dispatched before run_portable
     }
     grid.swap();
   }
@@ -102,6 +104,12 @@ void iterate(ExecSpace const& space, Grid<T, Rank, MemorySpace>& grid,
     p = plan(space, grid, op, how);
   }
   if (steps == 0) return;
+  if constexpr (native_available_v<ExecSpace>) {
+    if (p.backend == Backend::native_cuda) {
+      detail::Native<ExecSpace>::run(space, grid, op, steps, p);
+      return;
+    }
+  }
   detail::run_portable(space, grid, op, steps, p);
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stencil/backend.hpp>
+#include <stencil/detail/plan_data.hpp>
 #include <stencil/detail/validate.hpp>
 #include <stencil/error.hpp>
 #include <stencil/grid.hpp>
@@ -17,37 +18,6 @@
 #include <string>
 
 namespace stencil {
-
-/// What `iterate` will run: the backend and policy, with every parameter
-/// resolved. Made by `stencil::plan`, printable, and reusable for any grid of
-/// the same extents, value type and boundary on the same execution space.
-struct Plan {
-  std::string execution_space;  ///< Kokkos name of the execution space
-  Backend backend = Backend::portable;  ///< the backend that runs the plan
-  Backend space_backend = Backend::portable;  ///< backend_for<ExecSpace>
-  PolicyKind policy = PolicyKind::naive;
-  bool chosen_by_auto = false;
-  std::string reason;  ///< why Auto chose this, or empty
-
-  int rank = 0;
-  int radius = 0;
-  Shape shape = Shape::star;
-  std::array<int, 3> extents{1, 1, 1};  ///< (z, y, x); unused dims are 1
-  int halo = 0;
-  Boundary boundary = Boundary::fixed;
-  int value_size = 0;  ///< sizeof(T)
-
-  Tile tile{1, 1, 1};  ///< cells per team (SpatialBlocking); 1 where unused
-  int depth = 1;       ///< time steps per kernel launch
-  int team_size = 0;   ///< threads per team, 0 where the policy has no teams
-  std::size_t scratch_bytes = 0;  ///< scratch (shared) memory per team
-};
-
-std::ostream& operator<<(std::ostream& out, Plan const& plan);
-std::string to_string(Backend backend);
-std::string to_string(PolicyKind policy);
-std::string to_string(Boundary boundary);
-std::string to_string(Shape shape);
 
 namespace detail {
 
@@ -130,7 +100,13 @@ Plan plan(ExecSpace const& space, Grid<T, Rank, MemorySpace> const& grid,
                 "space instance, e.g. Kokkos::DefaultExecutionSpace{}");
   static_assert(is_policy_v<Policy>,
                 "stencil::plan: the policy must be stencil::Naive, "
-                "stencil::SpatialBlocking or stencil::Auto");
+                "stencil::SpatialBlocking, stencil::TemporalBlocking or "
+                "stencil::Auto");
+  static_assert(!std::is_same_v<Policy, TemporalBlocking> ||
+                    native_available_v<ExecSpace>,
+                "stencil::plan: TemporalBlocking runs on the native CUDA "
+                "backend only (Kokkos::Cuda with STENCIL_ENABLE_NATIVE_CUDA=ON); "
+                "use Naive or SpatialBlocking on this execution space");
   static_assert(
       Kokkos::SpaceAccessibility<ExecSpace, MemorySpace>::accessible,
       "stencil::plan: the grid's memory space is not accessible from this "
@@ -143,13 +119,28 @@ Plan plan(ExecSpace const& space, Grid<T, Rank, MemorySpace> const& grid,
     p.policy = PolicyKind::naive;
   } else if constexpr (std::is_same_v<Policy, SpatialBlocking>) {
     detail::resolve_spatial_blocking<ExecSpace>(p, policy.tile);
+  } else if constexpr (std::is_same_v<Policy, TemporalBlocking>) {
+    detail::Native<ExecSpace>::template plan_temporal_blocking<T, Op>(
+        p, policy);
   } else {
     p.chosen_by_auto = true;
+    if constexpr (native_available_v<ExecSpace> && Rank <= 2) {
+      if (grid.boundary() == Boundary::fixed) {
+        detail::Native<ExecSpace>::template plan_temporal_blocking<T, Op>(
+            p, TemporalBlocking{});
+        p.chosen_by_auto = true;
+        p.reason =
+            "native temporal blocking keeps the grid on chip for many steps, "
+            "so DRAM traffic drops by the depth; depth: the plan's default, "
+            "capped by shared memory";
+        return p;
+      }
+    }
     p.policy = PolicyKind::naive;
     p.reason =
         "one kernel per step is bandwidth-bound and, without temporal "
         "blocking, moves the fewest bytes; no on-chip reuse policy for this "
-        "space yet";
+        "space and grid yet";
   }
   return p;
 }

@@ -25,16 +25,24 @@ struct SpatialBlocking {
   Tile tile{};
 };
 
+/// Deep temporal blocking (native CUDA backend, rank 1 and 2, fixed
+/// boundaries): each launch advances `depth` steps with the tile on chip.
+/// `depth = 0` lets the plan choose; a depth whose queues do not fit in the
+/// device's shared memory is refused with the largest one that fits.
+struct TemporalBlocking {
+  int depth = 0;
+};
+
 /// Let the library choose the backend, policy and parameters. The choice is
 /// reported by `stencil::plan` (and printed with the plan).
 struct Auto {};
 
 /// Which policy a plan runs.
-enum class PolicyKind { naive, spatial_blocking };
+enum class PolicyKind { naive, spatial_blocking, temporal_blocking };
 
 template <class P>
 inline constexpr bool is_policy_v =
     std::is_same_v<P, Naive> || std::is_same_v<P, SpatialBlocking> ||
-    std::is_same_v<P, Auto>;
+    std::is_same_v<P, TemporalBlocking> || std::is_same_v<P, Auto>;
 
 }  // namespace stencil

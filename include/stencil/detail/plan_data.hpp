@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <stencil/detail/backend_trait.hpp>
+#include <stencil/grid.hpp>
+#include <stencil/policy.hpp>
+#include <stencil/traits.hpp>
+
+#include <array>
+#include <cstddef>
+#include <iosfwd>
+#include <string>
+
+namespace stencil {
+
+/// What `iterate` will run: the backend and policy, with every parameter
+/// resolved. Made by `stencil::plan`, printable, and reusable for any grid of
+/// the same extents, value type and boundary on the same execution space.
+struct Plan {
+  std::string execution_space;  ///< Kokkos name of the execution space
+  Backend backend = Backend::portable;  ///< the backend that runs the plan
+  Backend space_backend = Backend::portable;  ///< backend_for<ExecSpace>
+  PolicyKind policy = PolicyKind::naive;
+  bool chosen_by_auto = false;
+  std::string reason;  ///< why Auto chose this, or empty
+
+  int rank = 0;
+  int radius = 0;
+  Shape shape = Shape::star;
+  std::array<int, 3> extents{1, 1, 1};  ///< (z, y, x); unused dims are 1
+  int halo = 0;
+  Boundary boundary = Boundary::fixed;
+  int value_size = 0;  ///< sizeof(T)
+
+  /// SpatialBlocking: cells per team (1 where unused). TemporalBlocking:
+  /// x = valid output columns per block (the block computes
+  /// x + 2*depth*radius), y = output rows per streaming partition.
+  Tile tile{1, 1, 1};
+  int depth = 1;      ///< time steps per kernel launch
+  int team_size = 0;  ///< threads per team or block, 0 where none
+  std::size_t scratch_bytes = 0;  ///< scratch (shared) memory per team
+
+  // Native kernels only (0 otherwise): the compiled kernel's resources and
+  // the launch's shape.
+  int registers = 0;           ///< registers per thread
+  int local_memory_bytes = 0;  ///< per thread; non-zero means spills
+  int blocks = 0;              ///< blocks per launch
+  int blocks_per_sm = 0;       ///< resident blocks per multiprocessor
+  std::string device;          ///< the GPU the plan was made for
+};
+
+std::ostream& operator<<(std::ostream& out, Plan const& plan);
+std::string to_string(Backend backend);
+std::string to_string(PolicyKind policy);
+std::string to_string(Boundary boundary);
+std::string to_string(Shape shape);
+
+}  // namespace stencil

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+// Native CUDA temporal blocking against the reference loop: every 1D and 2D
+// suite stencil, float and double, sizes that are not multiples of the
+// block width or the partition height, every depth from 1 to the largest
+// that fits, and step counts that are and are not multiples of the depth.
+#include "../reference.hpp"
+
+#include <stencil/stencil.hpp>
+#include <stencil/suite.hpp>
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace {
+
+bool have_gpu() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+#define STENCIL_REQUIRE_GPU() \
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device"
+
+template <class T, class Op>
+int max_depth() {
+  return stencil::native_cuda::temporal_blocking::Kernel<T, Op>::max_depth(
+      stencil::native_cuda::current_device_limits());
+}
+
+template <class T, class Op>
+void check(Op const& op, std::array<int, Op::rank> extents, int depth,
+           std::initializer_list<int> step_counts) {
+  constexpr int rank = Op::rank;
+  unsigned seed = 77;
+  for (int steps : step_counts) {
+    std::ostringstream where;
+    where << Op::name << ' ' << (sizeof(T) == 4 ? "float" : "double")
+          << " depth=" << depth << " steps=" << steps << " extents=";
+    for (int e : extents) where << e << ' ';
+    SCOPED_TRACE(where.str());
+    auto const initial = stencil_test::random_field<T, rank>(
+        extents, Op::radius, op, steps, ++seed);
+    auto const expected =
+        stencil_test::reference(initial, op, steps, stencil::Boundary::fixed);
+    stencil::Grid<T, rank, Kokkos::CudaSpace> grid("u", extents,
+                                                  {.halo = Op::radius});
+    stencil_test::load(grid, initial);
+    auto const p = stencil::plan(Kokkos::Cuda{}, grid, op,
+                                 stencil::TemporalBlocking{depth});
+    ASSERT_EQ(p.backend, stencil::Backend::native_cuda);
+    ASSERT_EQ(p.depth, depth);
+    EXPECT_EQ(p.local_memory_bytes, 0) << "the kernel spills: " << p;
+    stencil::iterate(Kokkos::Cuda{}, grid, op, steps, p);
+    Kokkos::fence();
+    EXPECT_TRUE(stencil_test::matches(stencil_test::read_back(grid), expected,
+                                      initial, stencil::Boundary::fixed,
+                                      steps));
+  }
+}
+
+template <class Op>
+void check_all_depths(Op const& op, std::array<int, Op::rank> small,
+                      std::array<int, Op::rank> large) {
+  for (int depth = 1; depth <= max_depth<double, Op>(); ++depth) {
+    check<double>(op, small, depth, {depth, 2 * depth + 1});
+  }
+  for (int depth = 1; depth <= max_depth<float, Op>(); ++depth) {
+    check<float>(op, small, depth, {depth + 1});
+  }
+  int const deepest = max_depth<double, Op>();
+  check<double>(op, large, deepest, {1, deepest, 3 * deepest + 2});
+  check<float>(op, large, max_depth<float, Op>(), {7});
+}
+
+// 2D: 37x53 fits in one block; 301x1117 needs several strips (512 or 1024
+// computed columns) and several row partitions, none of them full.
+TEST(TemporalBlocking, J2d5pt) {
+  STENCIL_REQUIRE_GPU();
+  check_all_depths(stencil::suite::J2d5pt{}, {37, 53}, {301, 1117});
+}
+TEST(TemporalBlocking, J2d9pt) {
+  STENCIL_REQUIRE_GPU();
+  check_all_depths(stencil::suite::J2d9pt{}, {37, 53}, {301, 1117});
+}
+TEST(TemporalBlocking, J2d9ptGol) {
+  STENCIL_REQUIRE_GPU();
+  check_all_depths(stencil::suite::J2d9ptGol{}, {37, 53}, {301, 1117});
+}
+TEST(TemporalBlocking, J2d25pt) {
+  STENCIL_REQUIRE_GPU();
+  check_all_depths(stencil::suite::J2d25pt{}, {37, 53}, {301, 1117});
+}
+TEST(TemporalBlocking, Heat1D) {
+  STENCIL_REQUIRE_GPU();
+  check_all_depths(stencil::suite::Heat1D<1>{}, {1001}, {100003});
+  check_all_depths(stencil::suite::Heat1D<2>{}, {1001}, {100003});
+  check_all_depths(stencil::suite::Heat1D<3>{}, {1001}, {100003});
+}
+
+TEST(TemporalBlocking, RefusesWhatItCannotRun) {
+  STENCIL_REQUIRE_GPU();
+  using stencil::suite::J2d5pt;
+  stencil::Grid<double, 2, Kokkos::CudaSpace> grid("u", {64, 64});
+  stencil::fill(grid, [](int i, int j) { return 0.5 * i + j; });
+  auto const before = stencil_test::read_back(grid);
+  int const deepest = max_depth<double, J2d5pt>();
+  try {
+    stencil::iterate(Kokkos::Cuda{}, grid, J2d5pt{}, 5,
+                     stencil::TemporalBlocking{deepest + 1});
+    ADD_FAILURE() << "expected stencil::error";
+  } catch (stencil::error const& e) {
+    std::string const what = e.what();
+    EXPECT_NE(what.find("largest depth that fits is " + std::to_string(deepest)),
+              std::string::npos)
+        << what;
+  }
+  EXPECT_THROW(stencil::iterate(Kokkos::Cuda{}, grid, J2d5pt{}, 5,
+                                stencil::TemporalBlocking{-1}),
+               stencil::error);
+  stencil::Grid<double, 2, Kokkos::CudaSpace> periodic(
+      "p", {64, 64}, {.boundary = stencil::Boundary::periodic});
+  EXPECT_THROW(stencil::plan(Kokkos::Cuda{}, periodic, J2d5pt{},
+                             stencil::TemporalBlocking{4}),
+               stencil::error);
+  Kokkos::fence();
+  EXPECT_EQ(stencil_test::read_back(grid).data, before.data);
+}
+
+TEST(TemporalBlocking, PlanReportsTheNativeLaunch) {
+  STENCIL_REQUIRE_GPU();
+  stencil::Grid<double, 2, Kokkos::CudaSpace> grid("u", {8352, 8352});
+  auto const p = stencil::plan(Kokkos::Cuda{}, grid, stencil::suite::J2d5pt{},
+                               stencil::TemporalBlocking{12});
+  std::ostringstream text;
+  text << p;
+  for (char const* part : {"backend: native_cuda", "TemporalBlocking",
+                           "depth 12", "threads 256", "registers",
+                           "blocks/SM 1"}) {
+    EXPECT_NE(text.str().find(part), std::string::npos) << text.str();
+  }
+  std::cout << text.str() << '\n';
+}
+
+}  // namespace
