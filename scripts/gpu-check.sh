@@ -8,6 +8,9 @@
 #   OUT=/some/dir scripts/gpu-check.sh [--arch ARCH]
 #   STENCIL_PERF_ARGS="--benchmark_filter=..."  arguments for stencil_perf
 #                                       (default: none, i.e. full sizes)
+#   STENCIL_SANITIZE=0                  skip the compute-sanitizer runs of the
+#                                       native tests (STENCIL_SANITIZE_FILTER
+#                                       narrows them with a gtest filter)
 #   STENCIL_GPU_CHECK_BUDGET=540        seconds for the whole check; the
 #                                       tests and benchmarks are cut short
 #                                       to end within it
@@ -113,6 +116,20 @@ if step build build.log scripts/test.sh --backend cuda --arch "$arch" --build-on
     step heat2d ctest.log timeout 60 "$heat2d"
   else
     echo "heat2d     not built" | tee -a "$summary"
+  fi
+
+  # The native kernels at small sizes under compute-sanitizer: out-of-bounds
+  # accesses, shared-memory races and barrier misuse. Any report fails the
+  # step (--error-exitcode). STENCIL_SANITIZE=0 skips it.
+  native_tests=$(find "$bdir/unit_tests" -maxdepth 1 -name 'stencil_test_native_*' -type f -perm -u+x 2>/dev/null)
+  if [ "${STENCIL_SANITIZE:-1}" != 0 ] && [ -n "$native_tests" ] && stencil_have compute-sanitizer; then
+    for tool in memcheck racecheck synccheck; do
+      for t in $native_tests; do
+        step "sanitize-$tool-$(basename "$t")" ctest.log timeout "$(time_left 30 "$perf_reserve")" \
+          env STENCIL_TEST_SMALL=1 compute-sanitizer --tool "$tool" --error-exitcode 3 "$t" \
+          --gtest_filter="${STENCIL_SANITIZE_FILTER:-*}"
+      done
+    done
   fi
 
   read -r -a perf_args <<<"${STENCIL_PERF_ARGS:-}"

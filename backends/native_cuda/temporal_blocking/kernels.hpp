@@ -72,17 +72,28 @@ constexpr std::size_t shared_bytes_per_level_2d() {
          (block_width_2d<T> + 2 * Radius) * sizeof(T);
 }
 
-template <class T, class Op>
+/// The deepest 2D blocking compiled: what fits in the largest shared memory
+/// a block can have today (227 KiB on Hopper), at most 16. Each depth is its
+/// own kernel so that the level loop unrolls (see below).
+template <class T, int Radius>
+inline constexpr int max_compiled_depth_2d = [] {
+  int const fit = static_cast<int>(232448 / shared_bytes_per_level_2d<T, Radius>());
+  return fit < 16 ? fit : 16;
+}();
+
+template <class T, class Op, int Depth>
 __global__ void __launch_bounds__(threads_per_block, 1)
     temporal_blocking_2d(Params2D<T, Op> const p) {
   constexpr int r = Op::radius;
   constexpr int ring = ring_rows<r>;
   constexpr int columns = columns_per_thread<T>;
   constexpr int row_length = block_width_2d<T> + 2 * r;  // + pads
+  // Keeps ring indices of rows above the first streamed row non-negative.
+  constexpr int bias = ring * (Depth + 4);
   extern __shared__ unsigned char shared_raw[];
   T* const queue = reinterpret_cast<T*>(shared_raw);
 
-  int const halo_width = p.depth * r;
+  constexpr int halo_width = Depth * r;
   int const x_base = static_cast<int>(blockIdx.x) * p.valid_width - halo_width;
   int const y_begin = static_cast<int>(blockIdx.y) * p.rows_per_part;
   int const y_end = min(p.ny, y_begin + p.rows_per_part);
@@ -93,53 +104,79 @@ __global__ void __launch_bounds__(threads_per_block, 1)
 
   // Pads and rows never loaded are read only by cells whose results are
   // discarded; zero them so those stay finite.
-  for (int k = threadIdx.x; k < p.depth * ring * row_length;
+  for (int k = threadIdx.x; k < Depth * ring * row_length;
        k += threads_per_block) {
     queue[k] = T(0);
   }
   __syncthreads();
 
-  // Row y of level t (0 <= t < depth) starts at this address, pads included.
+  // Row y of level t (0 <= t < Depth) starts at this address, pads included.
   auto level_row = [&](int level, int y) {
-    return queue + (level * ring + (y + 2 * r) % ring) * row_length;
+    return queue + (level * ring + (y + bias) % ring) * row_length;
   };
 
-  for (int i = first; i < last + p.depth * (r + 1); ++i) {
-    if (i < last) {
-      T* const dst = level_row(0, i) + r;
-      T const* const src = p.in + static_cast<long>(i + p.halo) * p.stride +
-                           p.halo;
+  for (int i = first; i < last + Depth * (r + 1); ++i) {
+    // Issue the next row's loads first: they complete while the levels
+    // compute.
+    T incoming[columns];
+    T const* const src =
+        p.in + static_cast<long>(i + p.halo) * p.stride + p.halo;
 #pragma unroll
-      for (int c = 0; c < columns; ++c) {
-        int const col = static_cast<int>(threadIdx.x) + c * threads_per_block;
-        int const x = x_base + col;
-        dst[col] = (x >= -p.halo && x < p.nx + p.halo) ? src[x] : T(0);
-      }
+    for (int c = 0; c < columns; ++c) {
+      int const x = x_base + static_cast<int>(threadIdx.x) + c * threads_per_block;
+      incoming[c] = (i < last && x >= -p.halo && x < p.nx + p.halo) ? src[x]
+                                                                    : T(0);
     }
-    for (int t = 1; t <= p.depth; ++t) {
+    // All levels read before any level writes: the reads of one level do
+    // not wait for another's stores, so the unrolled levels overlap (the
+    // instruction-level parallelism a 256-thread block needs). Rows outside
+    // the streamed range are computed from stale queue rows and dropped.
+    T result[Depth][columns];
+#pragma unroll
+    for (int t = 1; t <= Depth; ++t) {
       int const y = i - t * (r + 1);
-      if (y < first || y >= last) continue;  // uniform over the block
       RowRingNeighbourhood<T, r> nb;
 #pragma unroll
       for (int k = 0; k <= 2 * r; ++k) nb.row[k] = level_row(t - 1, y - r + k);
       bool const interior_row = y >= 0 && y < p.ny;
-      bool const store = t == p.depth;
-      bool const output_row = interior_row && y >= y_begin && y < y_end;
-      T* const dst = store ? nullptr : level_row(t, y) + r;
 #pragma unroll
       for (int c = 0; c < columns; ++c) {
         int const col = static_cast<int>(threadIdx.x) + c * threads_per_block;
         int const x = x_base + col;
         nb.centre = col + r;
-        bool const interior = interior_row && x >= 0 && x < p.nx;
         // Boundary cells keep their value at every time level.
-        T const value =
-            interior ? static_cast<T>(p.op(nb)) : nb.row[r][col + r];
-        if (!store) {
-          dst[col] = value;
-        } else if (output_row && interior && col >= halo_width &&
-                   col < halo_width + p.valid_width) {
-          p.out[static_cast<long>(y + p.halo) * p.stride + p.halo + x] = value;
+        result[t - 1][c] = (interior_row && x >= 0 && x < p.nx)
+                               ? static_cast<T>(p.op(nb))
+                               : nb.row[r][col + r];
+      }
+    }
+    if (i < last) {
+#pragma unroll
+      for (int c = 0; c < columns; ++c) {
+        level_row(0, i)[r + static_cast<int>(threadIdx.x) + c * threads_per_block] =
+            incoming[c];
+      }
+    }
+#pragma unroll
+    for (int t = 1; t < Depth; ++t) {
+      int const y = i - t * (r + 1);
+      if (y < first || y >= last) continue;  // uniform over the block
+      T* const dst = level_row(t, y) + r;
+#pragma unroll
+      for (int c = 0; c < columns; ++c) {
+        dst[static_cast<int>(threadIdx.x) + c * threads_per_block] = result[t - 1][c];
+      }
+    }
+    int const y = i - Depth * (r + 1);
+    if (y >= y_begin && y < y_end) {
+      T* const dst = p.out + static_cast<long>(y + p.halo) * p.stride + p.halo;
+#pragma unroll
+      for (int c = 0; c < columns; ++c) {
+        int const col = static_cast<int>(threadIdx.x) + c * threads_per_block;
+        int const x = x_base + col;
+        if (x >= 0 && x < p.nx && col >= halo_width &&
+            col < halo_width + p.valid_width) {
+          dst[x] = result[Depth - 1][c];
         }
       }
     }
@@ -172,8 +209,7 @@ __global__ void __launch_bounds__(threads_per_block, 1)
   constexpr int r = Op::radius;
   constexpr int length = tile_cells_1d + 2 * r;
   extern __shared__ unsigned char shared_raw[];
-  T* const buffer[2] = {reinterpret_cast<T*>(shared_raw),
-                        reinterpret_cast<T*>(shared_raw) + length};
+  T* const buffer = reinterpret_cast<T*>(shared_raw);  // two, ping-pong
   int const halo_width = p.depth * r;
   int const x_base = static_cast<int>(blockIdx.x) * p.valid_width - halo_width;
   T const* const src = p.in + p.halo;
@@ -181,13 +217,13 @@ __global__ void __launch_bounds__(threads_per_block, 1)
   for (int k = threadIdx.x; k < length; k += threads_per_block) {
     int const x = x_base + k - r;
     T const v = (x >= -p.halo && x < p.nx + p.halo) ? src[x] : T(0);
-    buffer[0][k] = v;
-    buffer[1][k] = v;
+    buffer[k] = v;
+    buffer[length + k] = v;
   }
   __syncthreads();
   for (int t = 1; t <= p.depth; ++t) {
-    T const* const from = buffer[(t - 1) & 1];
-    T* const to = buffer[t & 1];
+    T const* const from = buffer + ((t - 1) & 1) * length;
+    T* const to = buffer + (t & 1) * length;
     for (int k = threadIdx.x; k < tile_cells_1d; k += threads_per_block) {
       int const x = x_base + k;
       bool const interior = x >= 0 && x < p.nx;

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <type_traits>
 
 namespace stencil::native_cuda::temporal_blocking {
 
@@ -23,16 +24,33 @@ namespace stencil::native_cuda::temporal_blocking {
 /// capped by what fits. The performance model will refine this.
 inline constexpr int default_depth = 12;
 
+/// Deepest rank-1 blocking: each level costs a barrier over the whole tile,
+/// so beyond this the tile's halo work outweighs the saved DRAM traffic.
+inline constexpr int max_depth_1d = 64;
+
 template <class T, class Op>
 struct Kernel {
   static constexpr int rank = Op::rank;
-  static auto function() {
+  using Function = void (*)(std::conditional_t<rank == 1, Params1D<T, Op>,
+                                               Params2D<T, Op>>);
+
+  /// The kernel for `depth` (rank 2 compiles one per depth).
+  static Function function(int depth) {
     if constexpr (rank == 1) {
+      (void)depth;
       return &temporal_blocking_1d<T, Op>;
     } else {
-      return &temporal_blocking_2d<T, Op>;
+      return function_2d<1>(depth);
     }
   }
+  template <int Depth>
+  static Function function_2d(int depth) {
+    if constexpr (Depth < max_compiled_depth_2d<T, Op::radius>) {
+      if (depth > Depth) return function_2d<Depth + 1>(depth);
+    }
+    return &temporal_blocking_2d<T, Op, Depth>;
+  }
+
   static std::size_t shared_bytes(int depth) {
     if constexpr (rank == 1) {
       return shared_bytes_1d<T, Op::radius>();
@@ -44,17 +62,21 @@ struct Kernel {
   static int block_width() {
     return rank == 1 ? tile_cells_1d : block_width_2d<T>;
   }
-  /// The deepest blocking this device's shared memory holds, keeping at
-  /// least half of every block's columns valid.
+  /// The deepest blocking this device's shared memory holds (and this build
+  /// compiled), keeping at least half of every block's columns valid.
   static int max_depth(DeviceLimits const& device) {
     int const by_halo =
         Op::radius == 0 ? 1 << 20 : block_width() / (4 * Op::radius);
     if constexpr (rank == 1) {
-      return shared_bytes(1) <= device.shared_per_block_optin ? by_halo : 0;
+      return shared_bytes(1) <= device.shared_per_block_optin
+                 ? std::min(by_halo, max_depth_1d)
+                 : 0;
     } else {
-      return std::min<int>(
-          by_halo, static_cast<int>(device.shared_per_block_optin /
-                                    shared_bytes_per_level_2d<T, Op::radius>()));
+      int const by_shared = static_cast<int>(
+          device.shared_per_block_optin /
+          shared_bytes_per_level_2d<T, Op::radius>());
+      return std::min({by_halo, by_shared,
+                       max_compiled_depth_2d<T, Op::radius>});
     }
   }
 };
@@ -83,10 +105,13 @@ Geometry geometry(int depth, int nx, int ny, int multiprocessors) {
   return g;
 }
 
+/// Opts the kernel for `depth` into the shared memory it needs (above the
+/// default 48 KiB); cheap, so done before every launch.
 template <class T, class Op>
-void prepare_kernel(std::size_t shared_bytes) {
+void prepare_kernel(int depth, std::size_t shared_bytes) {
   STENCIL_CUDA_CHECK(cudaFuncSetAttribute(
-      Kernel<T, Op>::function(), cudaFuncAttributeMaxDynamicSharedMemorySize,
+      Kernel<T, Op>::function(depth),
+      cudaFuncAttributeMaxDynamicSharedMemorySize,
       static_cast<int>(shared_bytes)));
 }
 
@@ -126,12 +151,13 @@ void plan(Plan& p, int requested_depth) {
 
   Geometry const g = geometry<T, Op>(depth, p.extents[2], p.extents[1],
                                      device.multiprocessors);
-  prepare_kernel<T, Op>(g.shared_bytes);
+  prepare_kernel<T, Op>(depth, g.shared_bytes);
   cudaFuncAttributes attributes{};
-  STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, K::function()));
+  STENCIL_CUDA_CHECK(
+      cudaFuncGetAttributes(&attributes, K::function(depth)));
   int blocks_per_sm = 0;
   STENCIL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &blocks_per_sm, K::function(), threads_per_block, g.shared_bytes));
+      &blocks_per_sm, K::function(depth), threads_per_block, g.shared_bytes));
 
   p.backend = Backend::native_cuda;
   p.policy = PolicyKind::temporal_blocking;
@@ -157,6 +183,7 @@ void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
   for (int done = 0; done < steps;) {
     int const depth = std::min(p.depth, steps - done);
     Geometry const g = geometry<T, Op>(depth, nx, ny, multiprocessors);
+    prepare_kernel<T, Op>(depth, g.shared_bytes);
     T const* const in = grid.current().data();
     T* const out = grid.next().data();
     if constexpr (Rank == 1) {
@@ -176,9 +203,9 @@ void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
                                    depth,
                                    g.valid_width,
                                    g.rows_per_part};
-      temporal_blocking_2d<T, Op>
-          <<<dim3(g.strips, g.parts), threads_per_block, g.shared_bytes,
-             space.cuda_stream()>>>(params);
+      Kernel<T, Op>::function(depth)<<<dim3(g.strips, g.parts),
+                                        threads_per_block, g.shared_bytes,
+                                        space.cuda_stream()>>>(params);
     }
     STENCIL_CUDA_CHECK(cudaGetLastError());
     grid.swap();
