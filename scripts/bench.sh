@@ -38,14 +38,7 @@ while [ $# -gt 0 ]; do
     *) perf_args+=("$1"); shift ;;
   esac
 done
-backend=${backend:-$(stencil_default_backend)}
-stencil_check_backend "$backend"
-arch=$(stencil_normalize_arch "$arch")
-if [ -n "$jobs" ] && ! [[ "$jobs" =~ ^[1-9][0-9]*$ ]]; then
-  stencil_die "-j needs a positive number, got '$jobs'"
-fi
-jobs=$(stencil_jobs "$backend" "$jobs")
-export STENCIL_KOKKOS_JOBS=${STENCIL_KOKKOS_JOBS:-$jobs}
+stencil_resolve_build_options
 
 # Full sizes are meant for a GPU; on a CPU they would take far too long.
 if [ -z "$size" ]; then

@@ -152,6 +152,21 @@ stencil_jobs() {
   echo "$jobs"
 }
 
+# stencil_resolve_build_options: after a script's argument loop, turns the
+# variables backend, arch and jobs (any may be empty) into checked values:
+# the default backend for this machine, a normalised Kokkos arch, a job
+# count; exports the job count for the Kokkos build.
+stencil_resolve_build_options() {
+  backend=${backend:-$(stencil_default_backend)}
+  stencil_check_backend "$backend"
+  arch=$(stencil_normalize_arch "$arch")
+  if [ -n "$jobs" ] && ! [[ "$jobs" =~ ^[1-9][0-9]*$ ]]; then
+    stencil_die "-j needs a positive number, got '$jobs'"
+  fi
+  jobs=$(stencil_jobs "$backend" "$jobs")
+  export STENCIL_KOKKOS_JOBS=${STENCIL_KOKKOS_JOBS:-$jobs}
+}
+
 # Prints -G arguments for a fresh build directory: Ninja when available.
 # An existing build directory keeps its generator (CMake refuses a switch),
 # and a CMAKE_GENERATOR from the environment wins as usual.

@@ -41,14 +41,7 @@ while [ $# -gt 0 ]; do
     *) usage >&2; stencil_die "unknown argument '$1'" ;;
   esac
 done
-backend=${backend:-$(stencil_default_backend)}
-stencil_check_backend "$backend"
-arch=$(stencil_normalize_arch "$arch")
-if [ -n "$jobs" ] && ! [[ "$jobs" =~ ^[1-9][0-9]*$ ]]; then
-  stencil_die "-j needs a positive number, got '$jobs'"
-fi
-jobs=$(stencil_jobs "$backend" "$jobs")
-export STENCIL_KOKKOS_JOBS=${STENCIL_KOKKOS_JOBS:-$jobs}
+stencil_resolve_build_options
 
 bash "$STENCIL_ROOT/scripts/bootstrap.sh" --backend "$backend" --arch "$arch"
 stencil_configure_and_build "$backend" "$arch" "$jobs"
