@@ -3,6 +3,7 @@
 
 #include <stencil/backend.hpp>
 #include <stencil/detail/plan_data.hpp>
+#include <stencil/detail/portable/layout.hpp>
 #include <stencil/detail/validate.hpp>
 #include <stencil/error.hpp>
 #include <stencil/grid.hpp>
@@ -20,11 +21,6 @@
 namespace stencil {
 
 namespace detail {
-
-template <class ExecSpace>
-inline constexpr bool is_host_space_v =
-    Kokkos::SpaceAccessibility<Kokkos::HostSpace,
-                               typename ExecSpace::memory_space>::accessible;
 
 template <class Op, class T, int Rank, class MemorySpace>
 Plan describe(std::string space_name, Grid<T, Rank, MemorySpace> const& grid) {

@@ -8,6 +8,13 @@
 
 namespace stencil::detail {
 
+/// True for execution spaces whose threads are host threads: the portable
+/// kernels give them contiguous inner loops instead of one cell per thread.
+template <class ExecSpace>
+inline constexpr bool is_host_space_v =
+    Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                               typename ExecSpace::memory_space>::accessible;
+
 /// The index arithmetic of one padded buffer, as plain integers that kernels
 /// capture by value: interior extents (z, y, x; unused dims are 1), the halo
 /// and the strides of the padded LayoutRight array.

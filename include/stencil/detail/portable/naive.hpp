@@ -105,9 +105,7 @@ void naive_step_as(ExecSpace const& space, T const* in, T* out,
       (layout.ny + Sweep::rows_per_thread - 1) / Sweep::rows_per_thread;
   Sweep const sweep{in, out, op, layout, chunks_per_row, row_groups};
   Index const rows = static_cast<Index>(layout.nz) * layout.ny;
-  constexpr bool host = Kokkos::SpaceAccessibility<
-      Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
-  if constexpr (host && Rank >= 2) {
+  if constexpr (is_host_space_v<ExecSpace> && Rank >= 2) {
     Kokkos::parallel_for(
         "stencil::naive",
         Kokkos::RangePolicy<ExecSpace, typename Sweep::PerRow,
