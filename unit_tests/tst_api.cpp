@@ -177,6 +177,34 @@ TYPED_TEST(Api, PlanForAnotherGridIsRefused) {
   this->expect_unchanged(other, before);
 }
 
+TYPED_TEST(Api, PeriodicHaloWiderThanTheInterior) {
+  // A step refreshes the input buffer's halo, which then becomes next().
+  // Every halo cell, also those beyond the stencil's reach, must mirror
+  // interior cell (i mod n), however many times the halo wraps around.
+  using Op = stencil::suite::Heat1D<1>;
+  for (int extent : {3, 4, 7}) {
+    int const halo = 9;
+    stencil::Grid<double, 1, typename TypeParam::memory_space> g(
+        "g", {extent}, {.halo = halo, .boundary = stencil::Boundary::periodic});
+    auto const init =
+        stencil_test::random_field<double, 1>(g.extents(), halo, Op{}, 1, 21);
+    stencil_test::load(g, init);
+    stencil::iterate(TypeParam{}, g, Op{}, 1, stencil::Naive{});
+    auto refreshed =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, g.next());
+    for (int i = -halo; i < extent + halo; ++i) {
+      int const source = ((i % extent) + extent) % extent;
+      EXPECT_EQ(refreshed(i + halo), init.data[init.index(0, 0, source)])
+          << "extent " << extent << ", cell " << i;
+    }
+    // And the step itself matches the reference.
+    EXPECT_TRUE(stencil_test::matches(
+        stencil_test::read_back(g),
+        stencil_test::reference(init, Op{}, 1, stencil::Boundary::periodic),
+        init, stencil::Boundary::periodic, 1));
+  }
+}
+
 TYPED_TEST(Api, BackendTrait) {
   // Naive and SpatialBlocking run on the portable backend on every space.
   typename TestFixture::template Grid<1> g("g", {100});
