@@ -21,8 +21,9 @@ namespace stencil::detail {
 /// index arithmetic is paid once per block. Measured on an H200, j2d5pt
 /// double: one cell per thread 144 GCells/s, four cells along x 180 (copy
 /// bound 266); an MDRangePolicy with default tiles reached only ~30% of copy
-/// bandwidth on an H100. Host spaces get one row per iteration so the
-/// contiguous inner loop can vectorise.
+/// bandwidth on an H100. Host spaces get one row (in 1D, a run of
+/// `host_row` cells) per iteration so the contiguous inner loop can
+/// vectorise.
 template <class T, int Rank, class Op, class Index>
 struct NaiveSweep {
   struct PerCellBlock {};
@@ -82,13 +83,23 @@ struct NaiveSweep {
     }
   }
 
+  /// Host rows; a rank-1 grid is cut into rows of `host_row` cells so that
+  /// its threads share the work.
+  static constexpr int host_row = 4096;
+
   KOKKOS_FUNCTION void operator()(PerRow, Index row) const {
-    int const y = static_cast<int>(row % layout.ny);
-    int const z = static_cast<int>(row / layout.ny);
+    int x_begin = 0, x_end = layout.nx, y = 0, z = 0;
+    if constexpr (Rank == 1) {
+      x_begin = static_cast<int>(row) * host_row;
+      x_end = Kokkos::min(layout.nx, x_begin + host_row);
+    } else {
+      y = static_cast<int>(row % layout.ny);
+      z = static_cast<int>(row / layout.ny);
+    }
     Index const start = layout.offset<Index>(z, y, 0);
     T const* in_row = in + start;
     T* out_row = out + start;
-    for (int x = 0; x < layout.nx; ++x) {
+    for (int x = x_begin; x < x_end; ++x) {
       out_row[x] = static_cast<T>(op(Neighbourhood<T, Rank>{
           in_row + x, layout.stride_y, layout.stride_z}));
     }
@@ -105,11 +116,13 @@ void naive_step_as(ExecSpace const& space, T const* in, T* out,
       (layout.ny + Sweep::rows_per_thread - 1) / Sweep::rows_per_thread;
   Sweep const sweep{in, out, op, layout, chunks_per_row, row_groups};
   Index const rows = static_cast<Index>(layout.nz) * layout.ny;
-  if constexpr (is_host_space_v<ExecSpace> && Rank >= 2) {
+  if constexpr (is_host_space_v<ExecSpace>) {
+    Index const host_rows =
+        Rank == 1 ? (layout.nx + Sweep::host_row - 1) / Sweep::host_row : rows;
     Kokkos::parallel_for(
         "stencil::naive",
         Kokkos::RangePolicy<ExecSpace, typename Sweep::PerRow,
-                            Kokkos::IndexType<Index>>(space, 0, rows),
+                            Kokkos::IndexType<Index>>(space, 0, host_rows),
         sweep);
   } else {
     Kokkos::parallel_for(

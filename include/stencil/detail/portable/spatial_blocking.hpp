@@ -20,6 +20,7 @@ template <class ExecSpace, class T, int Rank, class Op>
 struct BlockedSweep {
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   static constexpr int r = Op::radius;
+  static constexpr bool host = is_host_space_v<ExecSpace>;
 
   T const* in;
   T* out;
@@ -48,25 +49,44 @@ struct BlockedSweep {
         static_cast<T*>(team.team_scratch(0).get_shmem(scratch_bytes));
 
     // Loads interior plane z (any z in [-r, nz + r)) of the tile plus halo.
+    // Host teams have one thread: plain row loops, contiguous inside.
+    // Device teams stride over the plane's cells.
     auto load_plane = [&](int z, T* dst) {
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, plane), [&](int k) {
-        int const yy = k / row;
-        int const xx = k - yy * row;
-        dst[k] = in[layout.offset(z, y0 + yy - ry, x0 + xx - r)];
-      });
+      if constexpr (host) {
+        for (int yy = 0; yy < height + 2 * ry; ++yy) {
+          T const* src = in + layout.offset(z, y0 + yy - ry, x0 - r);
+          for (int xx = 0; xx < row; ++xx) dst[yy * row + xx] = src[xx];
+        }
+      } else {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, plane), [&](int k) {
+          int const yy = k / row;
+          int const xx = k - yy * row;
+          dst[k] = in[layout.offset(z, y0 + yy - ry, x0 + xx - r)];
+        });
+      }
+    };
+    // Calls f(yy, xx) for every cell of the tile.
+    auto for_each_cell = [&](auto&& f) {
+      if constexpr (host) {
+        for (int yy = 0; yy < height; ++yy)
+          for (int xx = 0; xx < width; ++xx) f(yy, xx);
+      } else {
+        Kokkos::parallel_for(
+            Kokkos::TeamThreadRange(team, width * height), [&](int k) {
+              int const yy = k / width;
+              f(yy, k - yy * width);
+            });
+      }
     };
 
     if constexpr (Rank < 3) {
       load_plane(0, scratch);
       team.team_barrier();
-      Kokkos::parallel_for(
-          Kokkos::TeamThreadRange(team, width * height), [&](int k) {
-            int const yy = k / width;
-            int const xx = k - yy * width;
-            Neighbourhood<T, Rank> const nb{
-                scratch + (yy + ry) * row + xx + r, row, 0};
-            out[layout.offset(0, y0 + yy, x0 + xx)] = static_cast<T>(op(nb));
-          });
+      for_each_cell([&](int yy, int xx) {
+        Neighbourhood<T, Rank> const nb{scratch + (yy + ry) * row + xx + r,
+                                        row, 0};
+        out[layout.offset(0, y0 + yy, x0 + xx)] = static_cast<T>(op(nb));
+      });
     } else {
       constexpr int ring = 2 * r + 1;
       int const z0 = tile_z * tile.z;
@@ -83,14 +103,11 @@ struct BlockedSweep {
         for (int j = 0; j < ring; ++j) {
           planes.plane[j] = scratch + ((z - z0 + j) % ring) * plane;
         }
-        Kokkos::parallel_for(
-            Kokkos::TeamThreadRange(team, width * height), [&](int k) {
-              int const yy = k / width;
-              int const xx = k - yy * width;
-              PlaneRingNeighbourhood<T, r> nb = planes;
-              nb.centre = (yy + r) * row + xx + r;
-              out[layout.offset(z, y0 + yy, x0 + xx)] = static_cast<T>(op(nb));
-            });
+        for_each_cell([&](int yy, int xx) {
+          PlaneRingNeighbourhood<T, r> nb = planes;
+          nb.centre = (yy + r) * row + xx + r;
+          out[layout.offset(z, y0 + yy, x0 + xx)] = static_cast<T>(op(nb));
+        });
         // The next iteration overwrites the slot of plane z - r.
         team.team_barrier();
       }
