@@ -127,7 +127,6 @@ Plan plan(ExecSpace const& space, Grid<T, Rank, MemorySpace> const& grid,
       if (grid.boundary() == Boundary::fixed) {
         detail::Native<ExecSpace>::template plan_temporal_blocking<T, Op>(
             p, TemporalBlocking{});
-        p.chosen_by_auto = true;
         p.reason =
             "native temporal blocking keeps the tile on chip for many steps, "
             "so DRAM traffic drops by the depth (measured 2.5-3.7x Naive in "

@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <native_cuda/common/cuda_check.hpp>
+#include <Kokkos_Core.hpp>
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <string>
 
 namespace stencil::native_cuda {
 
-/// What the native kernels size themselves by, read once per call from the
-/// current device.
+/// What the native kernels size themselves by, for the device Kokkos::Cuda
+/// runs on. Kokkos caches these properties at initialisation, so a plan
+/// costs no cudaGetDeviceProperties call (tens of microseconds or more).
 struct DeviceLimits {
-  int device = 0;
   std::string name;
   int multiprocessors = 0;
   int compute_capability = 0;  // major * 10 + minor
@@ -20,10 +21,8 @@ struct DeviceLimits {
 };
 
 inline DeviceLimits current_device_limits() {
+  cudaDeviceProp const& prop = Kokkos::Cuda{}.cuda_device_prop();
   DeviceLimits d;
-  STENCIL_CUDA_CHECK(cudaGetDevice(&d.device));
-  cudaDeviceProp prop{};
-  STENCIL_CUDA_CHECK(cudaGetDeviceProperties(&prop, d.device));
   d.name = prop.name;
   d.multiprocessors = prop.multiProcessorCount;
   d.compute_capability = prop.major * 10 + prop.minor;

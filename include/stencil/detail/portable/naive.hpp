@@ -48,37 +48,31 @@ struct NaiveSweep {
     int const y0 = static_cast<int>(band % row_groups) * rows_per_thread;
     int const z = static_cast<int>(band / row_groups);
     Index const start = layout.offset<Index>(z, y0, 0);
-    T result[rows_per_thread][columns_per_thread];
+    // Cell i of the thread's block: row i / columns_per_thread, column
+    // i % columns_per_thread (constants once the loops unroll).
+    constexpr int cells = rows_per_thread * columns_per_thread;
+    T result[cells];
 #ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
 #pragma unroll
 #endif
-    for (int k = 0; k < rows_per_thread; ++k) {
-#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
-#pragma unroll
-#endif
-      for (int c = 0; c < columns_per_thread; ++c) {
-        // Clamped so that cells past the edge read valid memory; their
-        // results are not stored.
-        int const x = Kokkos::min(x0 + 32 * c, layout.nx - 1);
-        int const y = Kokkos::min(k, layout.ny - 1 - y0);
-        result[k][c] = static_cast<T>(op(Neighbourhood<T, Rank>{
-            in + start + static_cast<Index>(y) * layout.stride_y + x,
-            layout.stride_y, layout.stride_z}));
-      }
+    for (int i = 0; i < cells; ++i) {
+      // Clamped so that cells past the edge read valid memory; their
+      // results are not stored.
+      int const x =
+          Kokkos::min(x0 + 32 * (i % columns_per_thread), layout.nx - 1);
+      int const y = Kokkos::min(i / columns_per_thread, layout.ny - 1 - y0);
+      result[i] = static_cast<T>(op(Neighbourhood<T, Rank>{
+          in + start + static_cast<Index>(y) * layout.stride_y + x,
+          layout.stride_y, layout.stride_z}));
     }
 #ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
 #pragma unroll
 #endif
-    for (int k = 0; k < rows_per_thread; ++k) {
-#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
-#pragma unroll
-#endif
-      for (int c = 0; c < columns_per_thread; ++c) {
-        int const x = x0 + 32 * c;
-        if (x < layout.nx && y0 + k < layout.ny) {
-          out[start + static_cast<Index>(k) * layout.stride_y + x] =
-              result[k][c];
-        }
+    for (int i = 0; i < cells; ++i) {
+      int const x = x0 + 32 * (i % columns_per_thread);
+      int const k = i / columns_per_thread;
+      if (x < layout.nx && y0 + k < layout.ny) {
+        out[start + static_cast<Index>(k) * layout.stride_y + x] = result[i];
       }
     }
   }
