@@ -3,27 +3,59 @@
 
 #include <stencil/detail/neighbourhood.hpp>
 #include <stencil/detail/portable/layout.hpp>
+#include <stencil/traits.hpp>
 
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 namespace stencil::detail {
 
 /// One time step, one kernel: out = op(in) on the interior.
 ///
-/// Device spaces: a warp covers 32 consecutive x (every load instruction
-/// coalesces) and each thread computes a small block of cells: 4 rows of one
-/// column from rank 2 on, 4 cells 32 apart in rank 1. All of a thread's
-/// results are computed before any is stored, so the loads its cells share
-/// (the vertical neighbours) are issued once and independent loads overlap;
-/// index arithmetic is paid once per block. Measured on an H200, j2d5pt
-/// double: one cell per thread 144 GCells/s, four cells along x 180 (copy
-/// bound 266); an MDRangePolicy with default tiles reached only ~30% of copy
-/// bandwidth on an H100. Host spaces get one row (in 1D, a run of
-/// `host_row` cells) per iteration so the contiguous inner loop can
-/// vectorise.
+/// Device spaces run one of two kernels, chosen per step by
+/// naive_vector_width (exactly: the vector kernel only where every one of its
+/// accesses is aligned and inside the buffers):
+///
+/// - The vector kernel (NaiveVectorSweep), V elements per access: 2 doubles
+///   or 4 floats (16 bytes), or 2 floats (8 bytes) where rows are only
+///   8-byte aligned. It needs both buffers aligned to V * sizeof(T) and the
+///   padded row (rank 1: the whole padded array) a multiple of V long, so
+///   that every row starts on a vector boundary. Each thread owns one vector
+///   of V adjacent padded columns, [V*m, V*m+V), in `rows_per_thread` rows
+///   (rank 1: two vectors 32 apart); a warp covers 32*V consecutive columns,
+///   so each load instruction is one coalesced 512-byte access. The thread
+///   first loads a register window, its rows (and planes) +- r by its own
+///   vector and ceil(r/V) vectors on either side, then evaluates the functor
+///   for each of its cells through WindowNeighbourhood, whose in(...) offsets
+///   index the window with constants once the loops unroll, and finally
+///   stores V results with one vector store where all V columns are interior
+///   (scalar stores at the ends of a row, so halo columns are never written).
+///   Centre vectors are whole-vector loads; side vectors, of which a stencil
+///   often reads only the lanes next to the centre, are element loads from a
+///   known-aligned address, fused into a vector load where all lanes are
+///   read. Loads the functor does not read are dead code, so star stencils do
+///   not pay for corners, and the rows of a thread share their vertical
+///   neighbours' loads.
+///   Why: on an H200 the copy-bound ceiling (a device copy moving 16-byte
+///   items) is 4236 GB/s, but the same copy with one 8-byte item per thread
+///   reaches only 3345 GB/s, and the scalar kernel moved ~3275 GB/s in double
+///   (j2d5pt at 8352^2, 77% of the ceiling; j3d7pt at 2560x288x384, 73%): it
+///   was capped by 8-byte accesses rather than by DRAM. The vector kernel is
+///   designed against those numbers and has not yet been measured on a GPU.
+/// - The scalar kernel (NaiveSweep, PerCellBlock) otherwise: a warp covers 32
+///   consecutive x and each thread computes 4 rows of one column from rank 2
+///   on, 4 cells 32 apart in rank 1, all computed before any is stored so
+///   independent loads overlap; index arithmetic is paid once per block.
+///   Measured on an H200, j2d5pt double: one cell per thread 144 GCells/s,
+///   four cells along x 180 (copy bound 266); an MDRangePolicy with default
+///   tiles reached only ~30% of copy bandwidth on an H100.
+///
+/// Host spaces get one row (in 1D, a run of `host_row` cells) per iteration
+/// so the contiguous inner loop can vectorise.
 template <class T, int Rank, class Op, class Index>
 struct NaiveSweep {
   struct PerCellBlock {};
@@ -100,25 +132,339 @@ struct NaiveSweep {
   }
 };
 
-template <class ExecSpace, class T, int Rank, class Op, class Index>
-void naive_step_as(ExecSpace const& space, T const* in, T* out,
-                   PaddedLayout const& layout, Op const& op) {
-  using Sweep = NaiveSweep<T, Rank, Op, Index>;
-  Index const chunks_per_row =
-      (layout.nx + Sweep::warp_width - 1) / Sweep::warp_width;
-  Index const row_groups =
-      (layout.ny + Sweep::rows_per_thread - 1) / Sweep::rows_per_thread;
-  Sweep const sweep{in, out, op, layout, chunks_per_row, row_groups};
-  Index const rows = static_cast<Index>(layout.nz) * layout.ny;
-  if constexpr (is_host_space_v<ExecSpace>) {
-    Index const host_rows =
-        Rank == 1 ? (layout.nx + Sweep::host_row - 1) / Sweep::host_row : rows;
-    Kokkos::parallel_for(
-        "stencil::naive",
-        Kokkos::RangePolicy<ExecSpace, typename Sweep::PerRow,
-                            Kokkos::IndexType<Index>>(space, 0, host_rows),
-        sweep);
+/// The widest vector (elements per memory access) the device path uses for
+/// T: 16 bytes of 4- or 8-byte values, else one element.
+template <class T>
+inline constexpr int max_vector_width_v = (std::is_arithmetic_v<T> &&
+                                           (sizeof(T) == 4 || sizeof(T) == 8))
+                                              ? static_cast<int>(16 / sizeof(T))
+                                              : 1;
+
+/// V consecutive elements, aligned to their size: loads and stores of it are
+/// single 8- or 16-byte accesses.
+template <class T, int V>
+struct alignas(sizeof(T) * V) Vector {
+  T v[V];
+};
+
+/// `p`, with the promise that it is aligned to `Bytes`, which lets the
+/// compiler fuse element loads from it into one vector load.
+template <std::size_t Bytes, class T>
+KOKKOS_FORCEINLINE_FUNCTION T const* assume_aligned(T const* p) {
+#if defined(__GNUC__) || defined(__clang__)
+  return static_cast<T const*>(__builtin_assume_aligned(p, Bytes));
+#else
+  return p;
+#endif
+}
+
+/// Length, in elements, that must be a multiple of V for every row of the
+/// padded array to start on a V-element boundary: the padded row (rank 2 and
+/// 3; a plane is a whole number of rows), or the whole padded array in rank
+/// 1 (so that its last vector does not run past the allocation).
+template <int Rank>
+KOKKOS_INLINE_FUNCTION constexpr int padded_row_length(
+    PaddedLayout const& layout) {
+  return Rank == 1 ? layout.nx + 2 * layout.halo : layout.stride_y;
+}
+
+/// The vector width of the device path for this step: the widest V (up to
+/// max_vector_width_v<T>, halving) such that both buffers are aligned to
+/// V * sizeof(T) bytes and every padded row (and plane) is a whole number of
+/// vectors. 1 selects the scalar kernel. Exact: a width is returned only when
+/// every vector access of NaiveVectorSweep<.., V> is aligned and inside the
+/// buffer.
+template <class T, int Rank>
+int naive_vector_width(T const* in, T const* out, PaddedLayout const& layout) {
+  int const row = padded_row_length<Rank>(layout);
+  for (int v = max_vector_width_v<T>; v > 1; v /= 2) {
+    auto const bytes = static_cast<std::uintptr_t>(v) * sizeof(T);
+    bool const aligned = reinterpret_cast<std::uintptr_t>(in) % bytes == 0 &&
+                         reinterpret_cast<std::uintptr_t>(out) % bytes == 0;
+    bool const whole_rows = row % v == 0 &&
+                            (Rank < 2 || layout.stride_y % v == 0) &&
+                            (Rank < 3 || layout.stride_z % v == 0);
+    if (aligned && whole_rows) return v;
+  }
+  return 1;
+}
+
+/// The accessor a stencil functor receives in the vector kernel: a register
+/// window of Planes x Rows x Cols values and the position of the centre cell
+/// in it. With the loops of NaiveVectorSweep unrolled, the centre and the
+/// functor's literal offsets are constants, so every read is a fixed
+/// register.
+template <class T, int Rank, int Planes, int Rows, int Cols>
+struct WindowNeighbourhood {
+  using value_type = T;
+  T const (&window)[Planes][Rows][Cols];
+  int z, y, x;  // centre position in the window
+
+  template <class... Offsets>
+  KOKKOS_FORCEINLINE_FUNCTION T operator()(Offsets... offsets) const {
+    static_assert(sizeof...(Offsets) == Rank,
+                  "stencil::in: in(...) takes one offset per grid dimension: "
+                  "in(dx) for rank 1, in(dy, dx) for rank 2, in(dz, dy, dx) "
+                  "for rank 3");
+    return at(static_cast<int>(offsets)...);
+  }
+
+ private:
+  KOKKOS_FORCEINLINE_FUNCTION T at(int dx) const { return at(0, 0, dx); }
+  KOKKOS_FORCEINLINE_FUNCTION T at(int dy, int dx) const {
+    return at(0, dy, dx);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION T at(int dz, int dy, int dx) const {
+    // Offsets beyond the stencil's declared radius are outside the window.
+    KOKKOS_ASSERT(z + dz >= 0 && z + dz < Planes && y + dy >= 0 &&
+                  y + dy < Rows && x + dx >= 0 && x + dx < Cols);
+    return window[z + dz][y + dy][x + dx];
+  }
+};
+
+/// Rows of one column block per thread in the vector kernel. Four rows
+/// share the loads of their vertical neighbours. The window of a box stencil
+/// holds planes x (rows + 2r) x (V + 2r) live values, all loaded before any
+/// arithmetic; rows halve (4, 2, 1) until that is at most 64 32-bit
+/// registers, which keeps every suite stencil at or below ~96 registers per
+/// thread and spill-free (sm_90, checked with cuobjdump). Star windows are
+/// mostly dead corners and keep four rows.
+template <class T, int Rank, class Op, int V>
+constexpr int vector_rows() {
+  if constexpr (Rank == 1) {
+    return 1;
+  } else if constexpr (Op::shape == Shape::star) {
+    return 4;
   } else {
+    constexpr int r = Op::radius;
+    constexpr int planes = Rank == 3 ? 2 * r + 1 : 1;
+    int rows = 4;
+    while (rows > 1 &&
+           planes * (rows + 2 * r) * (V + 2 * r) * static_cast<int>(sizeof(T)) >
+               64 * 4) {
+      rows /= 2;
+    }
+    return rows;
+  }
+}
+
+/// The vector kernel; see the comment above NaiveSweep. Index mapping, with
+/// padded column p = x + halo and vector m = padded columns [V*m, V*m+V):
+///
+///   thread -> warp = thread / 32, lane = thread % 32
+///   warp   -> band = warp / chunks_per_row (z, row group), chunk = the rest
+///   band   -> y0 = (band % row_groups) * rows_per_thread,
+///             z = band / row_groups
+///   column block b (0 .. blocks-1) of the thread:
+///             m = first_vector + chunk * 32 * blocks + 32 * b + lane
+///
+/// so a warp's lanes hold 32 consecutive vectors (one coalesced access per
+/// load instruction). first_vector = halo / V is the vector holding the first
+/// interior column; chunks_per_row warps cover every vector of a row that
+/// holds an interior column.
+///
+/// Window of block b: window column q (0 .. (2*side+1)*V - 1) is padded
+/// column V*(m - side) + q, i.e. lane q % V of vector m - side + q / V; cell
+/// (row i, lane l) of the block is window column side*V + l, and its
+/// neighbour dx is window column side*V + l + dx, inside the window because
+/// |dx| <= r <= side*V. Window row j is interior row y0 - r + j, window plane
+/// k interior plane z - r + k.
+///
+/// Bounds: vector indices are clamped to [0, last_vector] and rows to
+/// ny - 1 + r, so every load is inside the buffer. A stored cell (interior
+/// column c + halo, row y <= ny - 1) reads only padded columns
+/// [c + halo - r, c + halo + r] within [0, row length) and rows <= ny - 1 + r,
+/// for which the clamps are the identity; clamped values only reach results
+/// that are not stored.
+template <class T, int Rank, class Op, class Index, int V>
+struct NaiveVectorSweep {
+  static_assert(V >= 2, "the vector kernel needs at least two lanes");
+  static constexpr int radius = Op::radius;
+  static constexpr int rows_per_thread = vector_rows<T, Rank, Op, V>();
+  // Rank 1: two vectors 32 apart per thread, as the scalar kernel takes four
+  // cells 32 apart.
+  static constexpr int blocks = Rank == 1 ? 2 : 1;
+  static constexpr int warp_vectors = 32 * blocks;
+  static constexpr int side = (radius + V - 1) / V;  // vectors either side
+  static constexpr int window_cols = (2 * side + 1) * V;
+  static constexpr int ry = Rank >= 2 ? radius : 0;  // rows above and below
+  static constexpr int rz = Rank == 3 ? radius : 0;  // planes either side
+  static constexpr int window_rows = rows_per_thread + 2 * ry;
+  static constexpr int window_planes = 1 + 2 * rz;
+  using Vec = Vector<T, V>;
+  using Accessor =
+      WindowNeighbourhood<T, Rank, window_planes, window_rows, window_cols>;
+
+  T const* in;
+  T* out;
+  Op op;
+  PaddedLayout layout;
+  int first_vector;      // halo / V
+  int last_vector;       // last vector of a padded row (or rank-1 array)
+  Index chunks_per_row;  // warps across a row
+  Index row_groups;      // blocks of rows_per_thread rows per plane
+
+  static NaiveVectorSweep make(T const* in, T* out, Op const& op,
+                               PaddedLayout const& layout) {
+    int const first = layout.halo / V;
+    // Vectors per row that hold interior columns.
+    int const vectors = (layout.halo + layout.nx - 1) / V - first + 1;
+    Index const chunks = (vectors + warp_vectors - 1) / warp_vectors;
+    Index const groups = (layout.ny + rows_per_thread - 1) / rows_per_thread;
+    return {in,     out,   op,
+            layout, first, padded_row_length<Rank>(layout) / V - 1,
+            chunks, groups};
+  }
+  Index threads() const {
+    return static_cast<Index>(layout.nz) * row_groups * chunks_per_row * 32;
+  }
+
+  KOKKOS_FUNCTION void operator()(Index thread) const {
+    Index const warp = thread / 32;
+    int const lane = static_cast<int>(thread - warp * 32);
+    Index const band = warp / chunks_per_row;  // (z, row group)
+    int const m0 =
+        first_vector +
+        static_cast<int>(warp - band * chunks_per_row) * warp_vectors + lane;
+    int const y0 = static_cast<int>(band % row_groups) * rows_per_thread;
+    int const z = static_cast<int>(band / row_groups);
+
+    // Padded row starts (column 0) of the window rows, rows clamped.
+    T const* rows[window_planes][window_rows];
+#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
+#pragma unroll
+#endif
+    for (int k = 0; k < window_planes; ++k) {
+#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
+#pragma unroll
+#endif
+      for (int j = 0; j < window_rows; ++j) {
+        int const y = Kokkos::min(y0 - ry + j, layout.ny - 1 + ry);
+        rows[k][j] =
+            in + (layout.offset<Index>(z - rz + k, y, 0) - layout.halo);
+      }
+    }
+
+    // The windows of all blocks, loaded before any arithmetic so that all
+    // of a thread's loads are in flight at once. Loads the functor does not
+    // read are removed as dead code.
+    T window[blocks][window_planes][window_rows][window_cols];
+#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
+#pragma unroll
+#endif
+    for (int b = 0; b < blocks; ++b) {
+#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
+#pragma unroll
+#endif
+      for (int s = 0; s < 2 * side + 1; ++s) {
+        int const vector =
+            Kokkos::max(0, Kokkos::min(m0 + 32 * b - side + s, last_vector));
+#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
+#pragma unroll
+#endif
+        for (int k = 0; k < window_planes; ++k) {
+#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
+#pragma unroll
+#endif
+          for (int j = 0; j < window_rows; ++j) {
+            T const* const at = rows[k][j] + V * vector;
+            if (s == side) {
+              // The centre vector: every lane reads its own column, so all
+              // of it is used; one vector load.
+              Vec const whole = *reinterpret_cast<Vec const*>(at);
+#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
+#pragma unroll
+#endif
+              for (int l = 0; l < V; ++l) {
+                window[b][k][j][s * V + l] = whole.v[l];
+              }
+            } else {
+              // A side vector, often only partly read: element loads from
+              // an address the compiler knows to be aligned, which it fuses
+              // into one vector load where all lanes are read. (Copied as a
+              // whole Vec, a partly read vector is split into scalar loads
+              // placed at their first use, between the functor's divisions
+              // and other arithmetic, which serialises the loads.)
+              T const* const lanes = assume_aligned<sizeof(Vec)>(at);
+#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
+#pragma unroll
+#endif
+              for (int l = 0; l < V; ++l) {
+                window[b][k][j][s * V + l] = lanes[l];
+              }
+            }
+          }
+        }
+      }
+    }
+
+    T result[blocks][rows_per_thread][V];
+#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
+#pragma unroll
+#endif
+    for (int b = 0; b < blocks; ++b) {
+#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
+#pragma unroll
+#endif
+      for (int i = 0; i < rows_per_thread; ++i) {
+#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
+#pragma unroll
+#endif
+        for (int l = 0; l < V; ++l) {
+          result[b][i][l] =
+              static_cast<T>(op(Accessor{window[b], rz, ry + i, side * V + l}));
+        }
+      }
+    }
+
+#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
+#pragma unroll
+#endif
+    for (int b = 0; b < blocks; ++b) {
+      int const m = m0 + 32 * b;
+      int const x = V * m - layout.halo;  // interior column of lane 0
+      bool const whole = x >= 0 && x + V <= layout.nx;
+#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
+#pragma unroll
+#endif
+      for (int i = 0; i < rows_per_thread; ++i) {
+        if (y0 + i >= layout.ny) continue;
+        T* const row = out + (layout.offset<Index>(z, y0 + i, 0) - layout.halo);
+        if (whole) {
+          Vec v;
+#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
+#pragma unroll
+#endif
+          for (int l = 0; l < V; ++l) v.v[l] = result[b][i][l];
+          reinterpret_cast<Vec*>(row)[m] = v;
+        } else {
+#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
+#pragma unroll
+#endif
+          for (int l = 0; l < V; ++l) {
+            if (x + l >= 0 && x + l < layout.nx)
+              row[V * m + l] = result[b][i][l];
+          }
+        }
+      }
+    }
+  }
+};
+
+/// The device path of one step with vector width V (1: the scalar kernel).
+/// The caller guarantees V <= naive_vector_width<T, Rank>(in, out, layout).
+/// Written for device spaces but correct on any space; the unit tests run it
+/// on the host.
+template <int V, class ExecSpace, class T, int Rank, class Op, class Index>
+void naive_device_step_as(ExecSpace const& space, T const* in, T* out,
+                          PaddedLayout const& layout, Op const& op) {
+  if constexpr (V == 1) {
+    using Sweep = NaiveSweep<T, Rank, Op, Index>;
+    Index const chunks_per_row =
+        (layout.nx + Sweep::warp_width - 1) / Sweep::warp_width;
+    Index const row_groups =
+        (layout.ny + Sweep::rows_per_thread - 1) / Sweep::rows_per_thread;
+    Sweep const sweep{in, out, op, layout, chunks_per_row, row_groups};
     Kokkos::parallel_for(
         "stencil::naive",
         Kokkos::RangePolicy<ExecSpace, typename Sweep::PerCellBlock,
@@ -126,6 +472,49 @@ void naive_step_as(ExecSpace const& space, T const* in, T* out,
             space, 0,
             static_cast<Index>(layout.nz) * row_groups * chunks_per_row * 32),
         sweep);
+  } else {
+    using Sweep = NaiveVectorSweep<T, Rank, Op, Index, V>;
+    Sweep const sweep = Sweep::make(in, out, op, layout);
+    Kokkos::parallel_for(
+        "stencil::naive",
+        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<Index>>(
+            space, 0, sweep.threads()),
+        sweep);
+  }
+}
+
+template <class ExecSpace, class T, int Rank, class Op, class Index>
+void naive_step_as(ExecSpace const& space, T const* in, T* out,
+                   PaddedLayout const& layout, Op const& op) {
+  if constexpr (is_host_space_v<ExecSpace>) {
+    using Sweep = NaiveSweep<T, Rank, Op, Index>;
+    Sweep const sweep{in, out, op, layout, 0, 0};
+    Index const host_rows =
+        Rank == 1 ? (layout.nx + Sweep::host_row - 1) / Sweep::host_row
+                  : static_cast<Index>(layout.nz) * layout.ny;
+    Kokkos::parallel_for(
+        "stencil::naive",
+        Kokkos::RangePolicy<ExecSpace, typename Sweep::PerRow,
+                            Kokkos::IndexType<Index>>(space, 0, host_rows),
+        sweep);
+  } else {
+    int const v = naive_vector_width<T, Rank>(in, out, layout);
+    if constexpr (max_vector_width_v<T> >= 4) {
+      if (v >= 4) {
+        naive_device_step_as<4, ExecSpace, T, Rank, Op, Index>(space, in, out,
+                                                               layout, op);
+        return;
+      }
+    }
+    if constexpr (max_vector_width_v<T> >= 2) {
+      if (v >= 2) {
+        naive_device_step_as<2, ExecSpace, T, Rank, Op, Index>(space, in, out,
+                                                               layout, op);
+        return;
+      }
+    }
+    naive_device_step_as<1, ExecSpace, T, Rank, Op, Index>(space, in, out,
+                                                           layout, op);
   }
 }
 
