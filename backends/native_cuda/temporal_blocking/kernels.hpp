@@ -3,44 +3,125 @@
 // one 256-thread block per SM keeps a strip of the grid on chip for `depth`
 // time steps.
 //
-// Rank 2: a block owns a strip of columns (its valid width plus an
-// overlapped halo of depth*radius columns on each side, recomputed by the
-// neighbouring strips) and a run of rows, and streams down the rows. Each
-// time level t < depth keeps its last 2r+2 rows in a circular queue in
-// shared memory. Level t works on row i - t(r+1) while level 0 loads row i:
-// this skew (lazy streaming) means every level reads only rows finished in
-// earlier iterations, so one barrier per streamed row suffices, however
-// deep the blocking.
+// Rank 2: a block owns a strip of 256 or 512 columns (its valid width plus
+// an overlapped halo of depth*radius columns on each side, recomputed by the
+// neighbouring strips), one column per thread, and streams down the rows,
+// four rows per level per iteration. Level t works `lag` = 4 + r rows behind
+// level t-1, which makes every value a level reads from another thread one
+// finished in an earlier iteration: a single barrier per iteration, however
+// deep the blocking, and no dependency between the levels inside an
+// iteration (they overlap; this is the kernel's instruction-level
+// parallelism). Each level keeps:
+//  - its own column's recent values in registers (a window of lag + r
+//    rows): every in(dy, 0) tap is a register read;
+//  - its recent rows in a shared-memory ring of `ring` rows, read only for
+//    the in(dy, dx != 0) taps of the neighbouring columns.
+// The ring holds a multiple of 4 rows and the iteration loop is unrolled by
+// ring/4, so every ring slot, and every shared-memory address, is a
+// compile-time offset from the thread's column.
+//
+// Blocks take equal shares of the strips' rows laid end to end (a share may
+// end in one strip and continue in the next), so every SM gets the same work
+// whatever the grid's extents.
 //
 // Rank 1: a block loads a tile plus halo once and runs `depth` steps on it
 // in shared memory, ping-ponging two buffers.
 #pragma once
 
 #include <stencil/detail/neighbourhood.hpp>
+#include <stencil/traits.hpp>
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
 namespace stencil::native_cuda::temporal_blocking {
 
-inline constexpr int threads_per_block = 256;
+inline constexpr int threads_per_block = 256;  // rank 1
 
-/// Rows of one time level in the circular queue: the 2r+1 rows the next
-/// level reads plus the row being written. The ring index is a modulo by
-/// this compile-time constant (a multiply and shift); rounding it up to a
-/// power of two would cost a quarter of the queue's shared memory at r = 2.
-template <int Radius>
-inline constexpr int ring_rows = 2 * Radius + 2;
+/// Threads (and columns) of a rank-2 block. Shallow pipelines need few
+/// registers per thread, so they take 512 threads (at most 128 registers
+/// each): twice the warps to hide the FP64 latency chains (an H200 profile
+/// at depth 8 and 256 threads: 0.4 eligible warps per scheduler, stalls on
+/// fixed-latency dependencies) and a wider strip, so less halo to
+/// recompute. Deeper ones keep 256 threads and up to 255 registers. The
+/// bound is on the registers the windows take (below), with less room for
+/// radius-2 boxes, whose 25 taps need more temporaries; it was set from the
+/// sm_90 register counts of the suite, none of which spills.
+template <class T, class Op>
+constexpr int threads_2d_at(int depth) {
+  int const window_registers =
+      depth * (4 + 2 * Op::radius) * static_cast<int>(sizeof(T) / 4);
+  bool const heavy = Op::shape == Shape::box && Op::radius >= 2;
+  return window_registers <= (heavy ? 32 : 48) ? 512 : 256;
+}
+template <class T, class Op, int Depth>
+inline constexpr int threads_2d = threads_2d_at<T, Op>(Depth);
 
-/// The accessor the functor sees in the rank-2 kernel: 2r+1 rows of the
-/// previous time level in shared memory, and the centre column.
-template <class T, int Radius>
-struct RowRingNeighbourhood {
+/// The compile-time shape of the rank-2 pipeline for stencil `Op` with
+/// `Threads` threads per block.
+template <class Op, int Threads>
+struct Pipeline2D {
+  static constexpr int radius = Op::radius;
+  static constexpr bool star = Op::shape == Shape::star;
+  static constexpr int rows = 4;         // per level per iteration
+  static constexpr int width = Threads;  // columns per block, one per thread
+  /// Rows between consecutive levels: the rows a level computes and their
+  /// lower neighbours are all finished by the level above one iteration
+  /// earlier.
+  static constexpr int lag = rows + radius;
+  /// Rows of a level that are read (horizontal taps of the level below) or
+  /// written during one iteration; they must not share a ring slot.
+  static constexpr int live_rows = lag + rows + (star ? 0 : radius);
+  static constexpr int ring = (live_rows + rows - 1) / rows * rows;
+  /// Iterations after which the ring slots repeat: the unroll factor.
+  static constexpr int period = ring / rows;
+  /// Register window per level: rows [y - r, y + lag) of the level below,
+  /// where y is the level's first row this iteration; the level reads the
+  /// first 4 + 2r of them.
+  static constexpr int window = lag + radius;
+  static constexpr int row_length = width + 2 * radius;  // pads for taps
+
+  /// Ring slot of the row `relative` rows after the segment's first.
+  __host__ __device__ static constexpr int slot(int relative) {
+    return ((relative % ring) + ring) % ring;
+  }
+};
+
+template <class T, class Op, int Depth>
+constexpr std::size_t shared_bytes_2d() {
+  using P = Pipeline2D<Op, threads_2d<T, Op, Depth>>;
+  return static_cast<std::size_t>(Depth) * P::ring * P::row_length * sizeof(T);
+}
+
+/// The deepest 2D blocking compiled: what fits in the largest shared memory
+/// a block can have today (227 KiB on Hopper), at most 12. Each depth is its
+/// own kernel so that the level loops unroll.
+template <class T, class Op>
+inline constexpr int max_compiled_depth_2d = [] {
+  using P = Pipeline2D<Op, threads_2d<T, Op, 12>>;
+  int const fit = static_cast<int>(
+      232448 / (static_cast<std::size_t>(P::ring) * P::row_length * sizeof(T)));
+  return fit < 12 ? fit : 12;
+}();
+
+/// The accessor the functor sees in the rank-2 kernel. `in(dy, 0)` reads the
+/// thread's register window, other taps the ring of the level below. All
+/// arguments are compile-time constants once the loops unroll, so the branch
+/// and the slot arithmetic fold away.
+template <class T, class P>
+struct StreamNeighbourhood {
   using value_type = T;
-  T const* row[2 * Radius + 1];
-  int centre;
+  T const (&window)[P::window];
+  T const* ring;  // the thread's column in slot 0 of the level below
+  int row;        // of this cell in the window, less the radius
+  int relative;   // of this cell's row, for the ring slot
 
   __device__ __forceinline__ T operator()(int dy, int dx) const {
-    return row[dy + Radius][centre + dx];
+    if (dx == 0) return window[row + P::radius + dy];
+    return ring[P::slot(relative + dy) * P::row_length + dx];
   }
 };
 
@@ -50,137 +131,182 @@ struct Params2D {
   T* out;
   Op op;
   int nx, ny;
-  int halo;    // of the grid's buffers
-  int stride;  // padded row length
-  int depth;
-  int valid_width;    // output columns per strip
-  int rows_per_part;  // output rows per streaming partition
+  int halo;         // of the grid's buffers
+  int stride;       // padded row length
+  int valid_width;  // output columns per strip
+  int strips;
+  int rows_per_block;  // of the strips' rows laid end to end
 };
 
-/// Columns per thread: the instruction-level parallelism of a row. Chosen
-/// so a thread moves 16 bytes of each row (two doubles, four floats).
-template <class T>
-inline constexpr int columns_per_thread = sizeof(T) >= 8 ? 2 : 4;
+/// How a step computes its cells. `compute`: every cell is interior.
+/// `copy`: the thread's column is a boundary column (or beyond), whose
+/// values never change. `guarded`: some rows of the step are boundary rows
+/// (or beyond); a per-cell select. Keeping the selects out of the common
+/// path matters: they split the code into regions the compiler cannot
+/// interleave, which costs the ILP the low-occupancy design lives on.
+enum class StepMode { compute, copy, guarded };
 
-template <class T>
-inline constexpr int block_width_2d =
-    threads_per_block * columns_per_thread<T>;
+/// One segment: output rows [y_begin, y_end) of `strip`.
+template <class T, class Op, int Depth>
+__device__ __forceinline__ void stream_segment(Params2D<T, Op> const& p,
+                                               T* const column, int strip,
+                                               int y_begin, int y_end) {
+  using P = Pipeline2D<Op, threads_2d<T, Op, Depth>>;
+  constexpr int r = P::radius, R = P::rows, L = P::lag, U = P::period;
+  constexpr int W = P::window;
+  constexpr int level_stride = P::ring * P::row_length;
+  int const col = static_cast<int>(threadIdx.x);
+  int const x_base = strip * p.valid_width - Depth * r;
+  int const x = x_base + col;
+  bool const x_interior = x >= 0 && x < p.nx;
+  bool const x_loadable = x >= -p.halo && x < p.nx + p.halo;
+  bool const x_output =
+      col >= Depth * r && col < Depth * r + p.valid_width && x < p.nx;
+  // Rows streamed through level 0: the segment plus depth*r rows of overlap
+  // (or the boundary rows at the grid's edges).
+  int const first = max(y_begin - Depth * r, -r);
+  int const last = min(y_end + Depth * r, p.ny + r);
+  // Level t computes rows first + 4k - t*lag + [0, 4) in iteration k.
+  int const needed = (y_end - first + Depth * L + R - 1) / R;
+  int const iterations = (needed + U - 1) / U * U;
 
-template <class T, int Radius>
-constexpr std::size_t shared_bytes_per_level_2d() {
-  return static_cast<std::size_t>(ring_rows<Radius>) *
-         (block_width_2d<T> + 2 * Radius) * sizeof(T);
+  T const* const src = p.in + static_cast<long>(first + p.halo) * p.stride +
+                       (x_loadable ? x : 0) + p.halo;
+  T* const dst = p.out + static_cast<long>(p.halo) * p.stride + x + p.halo;
+
+  T window[Depth][W];
+#pragma unroll
+  for (int t = 0; t < Depth; ++t) {
+#pragma unroll
+    for (int i = 0; i < W; ++i) window[t][i] = T(0);
+  }
+  T incoming[R];
+#pragma unroll
+  for (int j = 0; j < R; ++j) {
+    incoming[j] = (x_loadable && first + j < last)
+                      ? src[static_cast<long>(j) * p.stride]
+                      : T(0);
+  }
+
+  auto step = [&](auto mode_constant, auto phase, int k) {
+    constexpr StepMode mode = decltype(mode_constant)::value;
+    constexpr int u = decltype(phase)::value;
+    // The next iteration's input rows, loaded a whole iteration ahead.
+    T next[R];
+#pragma unroll
+    for (int j = 0; j < R; ++j) {
+      int const relative = R * (k + 1) + j;
+      next[j] = (x_loadable && first + relative < last)
+                    ? src[static_cast<long>(relative) * p.stride]
+                    : T(0);
+    }
+    // Deepest level first: level t consumes the oldest entries of its
+    // window before level t-1's results arrive, so each window only ever
+    // holds lag + r values (registers are what limits the depth).
+#pragma unroll
+    for (int t = Depth; t >= 1; --t) {
+      T const* const below = column + (t - 1) * level_stride;
+      int const y0 = first + R * k - t * L;
+      T result[R];
+#pragma unroll
+      for (int j = 0; j < R; ++j) {
+        // Boundary cells keep their value at every time level.
+        T const centre = window[t - 1][j + r];
+        if constexpr (mode == StepMode::copy) {
+          result[j] = centre;
+        } else {
+          StreamNeighbourhood<T, P> const nb{window[t - 1], below, j,
+                                             R * u - t * L + j};
+          T const value = static_cast<T>(p.op(nb));
+          if constexpr (mode == StepMode::guarded) {
+            int const y = y0 + j;
+            result[j] = x_interior && y >= 0 && y < p.ny ? value : centre;
+          } else {
+            result[j] = value;
+          }
+        }
+      }
+      if (t < Depth) {
+        T* const ring = column + t * level_stride;
+#pragma unroll
+        for (int j = 0; j < R; ++j) {
+          ring[P::slot(R * u - t * L + j) * P::row_length] = result[j];
+          window[t][W - R + j] = result[j];
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < R; ++j) {
+          int const y = y0 + j;
+          if (x_output && y >= y_begin && y < y_end) {
+            dst[static_cast<long>(y) * p.stride] = result[j];
+          }
+        }
+      }
+#pragma unroll
+      for (int i = 0; i + R < W; ++i) window[t - 1][i] = window[t - 1][i + R];
+    }
+#pragma unroll
+    for (int j = 0; j < R; ++j) {
+      column[P::slot(R * u + j) * P::row_length] = incoming[j];
+      window[0][W - R + j] = incoming[j];
+      incoming[j] = next[j];
+    }
+  };
+
+  using Compute = std::integral_constant<StepMode, StepMode::compute>;
+  using Copy = std::integral_constant<StepMode, StepMode::copy>;
+  using Guarded = std::integral_constant<StepMode, StepMode::guarded>;
+  for (int k0 = 0; k0 < iterations; k0 += U) {
+    // Rows every level touches in these U iterations.
+    bool const rows_interior =
+        first + R * k0 - Depth * L >= 0 && first + R * (k0 + U) - L <= p.ny;
+    [&]<int... Phase>(std::integer_sequence<int, Phase...>) {
+      (
+          [&] {
+            constexpr std::integral_constant<int, Phase> phase{};
+            if (!rows_interior) {
+              step(Guarded{}, phase, k0 + Phase);
+            } else if (x_interior) {
+              step(Compute{}, phase, k0 + Phase);
+            } else {
+              // Diverges only in the warps that straddle the grid's left
+              // or right edge.
+              step(Copy{}, phase, k0 + Phase);
+            }
+            __syncthreads();
+          }(),
+          ...);
+    }
+    (std::make_integer_sequence<int, U>{});
+  }
 }
 
-/// The deepest 2D blocking compiled: what fits in the largest shared memory
-/// a block can have today (227 KiB on Hopper), at most 16. Each depth is its
-/// own kernel so that the level loop unrolls (see below).
-template <class T, int Radius>
-inline constexpr int max_compiled_depth_2d = [] {
-  int const fit = static_cast<int>(232448 / shared_bytes_per_level_2d<T, Radius>());
-  return fit < 16 ? fit : 16;
-}();
-
 template <class T, class Op, int Depth>
-__global__ void __launch_bounds__(threads_per_block, 1)
+__global__ void __launch_bounds__(threads_2d<T, Op, Depth>, 1)
     temporal_blocking_2d(Params2D<T, Op> const p) {
-  constexpr int r = Op::radius;
-  constexpr int ring = ring_rows<r>;
-  constexpr int columns = columns_per_thread<T>;
-  constexpr int row_length = block_width_2d<T> + 2 * r;  // + pads
-  // Keeps ring indices of rows above the first streamed row non-negative.
-  constexpr int bias = ring * (Depth + 4);
-  extern __shared__ unsigned char shared_raw[];
+  using P = Pipeline2D<Op, threads_2d<T, Op, Depth>>;
+  extern __shared__ __align__(16) unsigned char shared_raw[];
   T* const queue = reinterpret_cast<T*>(shared_raw);
-
-  constexpr int halo_width = Depth * r;
-  int const x_base = static_cast<int>(blockIdx.x) * p.valid_width - halo_width;
-  int const y_begin = static_cast<int>(blockIdx.y) * p.rows_per_part;
-  int const y_end = min(p.ny, y_begin + p.rows_per_part);
-  // Rows streamed through level 0: the partition plus depth*r rows of
-  // overlap above and below (or the grid's boundary rows).
-  int const first = max(-r, y_begin - halo_width);
-  int const last = min(p.ny + r, y_end + halo_width);
-
-  // Pads and rows never loaded are read only by cells whose results are
-  // discarded; zero them so those stay finite.
-  for (int k = threadIdx.x; k < Depth * ring * row_length;
-       k += threads_per_block) {
+  // Slots not yet written in a segment are read only by cells whose results
+  // are discarded; zero them once so those stay finite.
+  for (int k = threadIdx.x; k < Depth * P::ring * P::row_length;
+       k += P::width) {
     queue[k] = T(0);
   }
   __syncthreads();
+  T* const column = queue + P::radius + threadIdx.x;
 
-  // Row y of level t (0 <= t < Depth) starts at this address, pads included.
-  auto level_row = [&](int level, int y) {
-    return queue + (level * ring + (y + bias) % ring) * row_length;
-  };
-
-  for (int i = first; i < last + Depth * (r + 1); ++i) {
-    // Issue the next row's loads first: they complete while the levels
-    // compute.
-    T incoming[columns];
-    T const* const src =
-        p.in + static_cast<long>(i + p.halo) * p.stride + p.halo;
-#pragma unroll
-    for (int c = 0; c < columns; ++c) {
-      int const x = x_base + static_cast<int>(threadIdx.x) + c * threads_per_block;
-      incoming[c] = (i < last && x >= -p.halo && x < p.nx + p.halo) ? src[x]
-                                                                    : T(0);
-    }
-    // All levels read before any level writes: the reads of one level do
-    // not wait for another's stores, so the unrolled levels overlap (the
-    // instruction-level parallelism a 256-thread block needs). Rows outside
-    // the streamed range are computed from stale queue rows and dropped.
-    T result[Depth][columns];
-#pragma unroll
-    for (int t = 1; t <= Depth; ++t) {
-      int const y = i - t * (r + 1);
-      RowRingNeighbourhood<T, r> nb;
-#pragma unroll
-      for (int k = 0; k <= 2 * r; ++k) nb.row[k] = level_row(t - 1, y - r + k);
-      bool const interior_row = y >= 0 && y < p.ny;
-#pragma unroll
-      for (int c = 0; c < columns; ++c) {
-        int const col = static_cast<int>(threadIdx.x) + c * threads_per_block;
-        int const x = x_base + col;
-        nb.centre = col + r;
-        // Boundary cells keep their value at every time level.
-        result[t - 1][c] = (interior_row && x >= 0 && x < p.nx)
-                               ? static_cast<T>(p.op(nb))
-                               : nb.row[r][col + r];
-      }
-    }
-    if (i < last) {
-#pragma unroll
-      for (int c = 0; c < columns; ++c) {
-        level_row(0, i)[r + static_cast<int>(threadIdx.x) + c * threads_per_block] =
-            incoming[c];
-      }
-    }
-#pragma unroll
-    for (int t = 1; t < Depth; ++t) {
-      int const y = i - t * (r + 1);
-      if (y < first || y >= last) continue;  // uniform over the block
-      T* const dst = level_row(t, y) + r;
-#pragma unroll
-      for (int c = 0; c < columns; ++c) {
-        dst[static_cast<int>(threadIdx.x) + c * threads_per_block] = result[t - 1][c];
-      }
-    }
-    int const y = i - Depth * (r + 1);
-    if (y >= y_begin && y < y_end) {
-      T* const dst = p.out + static_cast<long>(y + p.halo) * p.stride + p.halo;
-#pragma unroll
-      for (int c = 0; c < columns; ++c) {
-        int const col = static_cast<int>(threadIdx.x) + c * threads_per_block;
-        int const x = x_base + col;
-        if (x >= 0 && x < p.nx && col >= halo_width &&
-            col < halo_width + p.valid_width) {
-          dst[x] = result[Depth - 1][c];
-        }
-      }
-    }
-    __syncthreads();
+  long const total = static_cast<long>(p.strips) * p.ny;
+  long const begin = static_cast<long>(blockIdx.x) * p.rows_per_block;
+  long const end =
+      begin + p.rows_per_block < total ? begin + p.rows_per_block : total;
+  for (long g = begin; g < end;) {
+    int const strip = static_cast<int>(g / p.ny);
+    int const y_begin = static_cast<int>(g - static_cast<long>(strip) * p.ny);
+    int const y_end =
+        static_cast<int>(end - g < p.ny - y_begin ? y_begin + (end - g) : p.ny);
+    stream_segment<T, Op, Depth>(p, column, strip, y_begin, y_end);
+    g += y_end - y_begin;
   }
 }
 
@@ -228,8 +354,8 @@ __global__ void __launch_bounds__(threads_per_block, 1)
       int const x = x_base + k;
       bool const interior = x >= 0 && x < p.nx;
       T const value =
-          interior ? static_cast<T>(p.op(stencil::detail::Neighbourhood<T, 1>{
-                         from + k + r}))
+          interior ? static_cast<T>(p.op(
+                         stencil::detail::Neighbourhood<T, 1>{from + k + r}))
                    : from[k + r];
       if (t < p.depth) {
         to[k + r] = value;

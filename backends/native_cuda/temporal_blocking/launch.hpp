@@ -19,10 +19,26 @@
 
 namespace stencil::native_cuda::temporal_blocking {
 
-/// Where the plan chooses the depth itself (depth = 0): deep enough to move
-/// the bottleneck off DRAM for the suite's stencils (EBISU used 4 to 12),
-/// capped by what fits. The performance model will refine this.
-inline constexpr int default_depth = 12;
+/// Where the plan chooses the depth itself (depth = 0). Rank 2: the deepest
+/// pipeline that still runs 512 threads per block. Measured on an H200
+/// (perf_tests --size=larger --depth=2,3,4,5,6,8), that was the fastest
+/// depth for every 2D suite stencil in double (j2d5pt 4, j2d9pt 3,
+/// j2d9pt-gol 4, j2d25pt 2): latency hiding and the valid fraction of the
+/// strip matter more than DRAM traffic once the depth is 2 or more. Rank 1:
+/// 12 (EBISU used 4 to 12). The performance model will refine this.
+template <class T, class Op>
+constexpr int default_depth() {
+  if constexpr (Op::rank == 1) {
+    return 12;
+  } else {
+    int depth = 1;
+    while (depth < max_compiled_depth_2d<T, Op> &&
+           threads_2d_at<T, Op>(depth + 1) == 512) {
+      ++depth;
+    }
+    return depth;
+  }
+}
 
 /// Deepest rank-1 blocking: each level costs a barrier over the whole tile,
 /// so beyond this the tile's halo work outweighs the saved DRAM traffic.
@@ -31,8 +47,8 @@ inline constexpr int max_depth_1d = 64;
 template <class T, class Op>
 struct Kernel {
   static constexpr int rank = Op::rank;
-  using Function = void (*)(std::conditional_t<rank == 1, Params1D<T, Op>,
-                                               Params2D<T, Op>>);
+  using Function =
+      void (*)(std::conditional_t<rank == 1, Params1D<T, Op>, Params2D<T, Op>>);
 
   /// The kernel for `depth` (rank 2 compiles one per depth).
   static Function function(int depth) {
@@ -45,7 +61,7 @@ struct Kernel {
   }
   template <int Depth>
   static Function function_2d(int depth) {
-    if constexpr (Depth < max_compiled_depth_2d<T, Op::radius>) {
+    if constexpr (Depth < max_compiled_depth_2d<T, Op>) {
       if (depth > Depth) return function_2d<Depth + 1>(depth);
     }
     return &temporal_blocking_2d<T, Op, Depth>;
@@ -55,64 +71,126 @@ struct Kernel {
     if constexpr (rank == 1) {
       return shared_bytes_1d<T, Op::radius>();
     } else {
-      return static_cast<std::size_t>(depth) *
-             shared_bytes_per_level_2d<T, Op::radius>();
+      return dispatch_2d<1>(depth, [](auto d) {
+        return shared_bytes_2d<T, Op, decltype(d)::value>();
+      });
     }
   }
-  static int block_width() {
-    return rank == 1 ? tile_cells_1d : block_width_2d<T>;
+  static int compiled_depth() {
+    if constexpr (rank == 1) {
+      return max_depth_1d;
+    } else {
+      return max_compiled_depth_2d<T, Op>;
+    }
+  }
+  static int threads(int depth) {
+    return rank == 1 ? threads_per_block : block_width(depth);
+  }
+  /// Cells (rank 1) or columns (rank 2) a block computes, halo included.
+  static int block_width(int depth) {
+    if constexpr (rank == 1) {
+      return tile_cells_1d;
+    } else {
+      return dispatch_2d<1>(
+          depth, [](auto d) { return threads_2d<T, Op, decltype(d)::value>; });
+    }
+  }
+  /// f(std::integral_constant<int, depth>) for a run-time depth.
+  template <int Depth, class F>
+  static auto dispatch_2d(int depth, F&& f) {
+    if constexpr (Depth < max_compiled_depth_2d<T, Op>) {
+      if (depth > Depth) return dispatch_2d<Depth + 1>(depth, f);
+    }
+    return f(std::integral_constant<int, Depth>{});
   }
   /// The deepest blocking this device's shared memory holds (and this build
-  /// compiled), keeping at least half of every block's columns valid.
+  /// compiled without spills), keeping at least half of every block's
+  /// columns valid.
   static int max_depth(DeviceLimits const& device) {
-    int const by_halo =
-        Op::radius == 0 ? 1 << 20 : block_width() / (4 * Op::radius);
     if constexpr (rank == 1) {
+      int const by_halo =
+          Op::radius == 0 ? 1 << 20 : tile_cells_1d / (4 * Op::radius);
       return shared_bytes(1) <= device.shared_per_block_optin
                  ? std::min(by_halo, max_depth_1d)
                  : 0;
     } else {
-      int const by_shared = static_cast<int>(
-          device.shared_per_block_optin /
-          shared_bytes_per_level_2d<T, Op::radius>());
-      return std::min({by_halo, by_shared,
-                       max_compiled_depth_2d<T, Op::radius>});
+      for (int depth = max_compiled_depth_2d<T, Op>; depth >= 1; --depth) {
+        if (fits(depth, device)) return depth;
+      }
+      return 0;
     }
+  }
+  /// Whether `depth` runs on `device`: its shared memory fits, at least
+  /// half of the block's columns are valid, and its kernel does not spill
+  /// registers to local memory (registers grow with the depth: a window per
+  /// level).
+  static bool fits(int depth, DeviceLimits const& device) {
+    if constexpr (rank == 1) {
+      return depth >= 1 && depth <= max_depth(device);
+    } else {
+      return depth >= 1 && depth <= max_compiled_depth_2d<T, Op> &&
+             4 * depth * Op::radius <= block_width(depth) &&
+             shared_bytes(depth) <= device.shared_per_block_optin &&
+             !spills(depth);
+    }
+  }
+  static bool spills(int depth) {
+    cudaFuncAttributes attributes{};
+    STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, function(depth)));
+    return attributes.localSizeBytes > 0;
   }
 };
 
 struct Geometry {
   int valid_width;
   int strips;
-  int parts;
-  int rows_per_part;
+  int blocks;
+  int rows_per_block;  // rank 2: of the strips' rows laid end to end
   std::size_t shared_bytes;
 };
 
 template <class T, class Op>
-Geometry geometry(int depth, int nx, int ny, int multiprocessors) {
+Geometry geometry(int depth, int nx, int ny, int resident_blocks) {
   using K = Kernel<T, Op>;
   Geometry g{};
-  g.valid_width = K::block_width() - 2 * depth * Op::radius;
+  g.valid_width = K::block_width(depth) - 2 * depth * Op::radius;
   g.strips = (nx + g.valid_width - 1) / g.valid_width;
-  // Split the rows into streaming partitions so that strips x parts fills
-  // every multiprocessor once (one resident block each); each partition
-  // recomputes depth*radius rows of overlap above and below.
-  g.parts = Op::rank == 2 ? std::max(1, multiprocessors / g.strips) : 1;
-  g.rows_per_part = (ny + g.parts - 1) / g.parts;
-  g.parts = (ny + g.rows_per_part - 1) / g.rows_per_part;
   g.shared_bytes = K::shared_bytes(depth);
+  if constexpr (Op::rank == 1) {
+    g.blocks = g.strips;
+    g.rows_per_block = 1;
+  } else {
+    // Equal shares of all strips' rows, one per resident block: no SM idles
+    // at the end, whatever the extents. A share that crosses into the next
+    // strip restarts the pipeline there (depth*(lag + 2r) rows of extra
+    // work), which is why there are no more shares than resident blocks.
+    long const total = static_cast<long>(g.strips) * ny;
+    long const blocks = std::min<long>(total, std::max(1, resident_blocks));
+    g.rows_per_block = static_cast<int>((total + blocks - 1) / blocks);
+    g.blocks =
+        static_cast<int>((total + g.rows_per_block - 1) / g.rows_per_block);
+  }
   return g;
+}
+
+/// Blocks of the kernel for `depth` that fit on the device at once.
+template <class T, class Op>
+int resident_blocks(int depth, std::size_t shared_bytes, int multiprocessors) {
+  int per_sm = 0;
+  STENCIL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, Kernel<T, Op>::function(depth), Kernel<T, Op>::threads(depth),
+      shared_bytes));
+  return std::max(1, per_sm) * multiprocessors;
 }
 
 /// Opts the kernel for `depth` into the shared memory it needs (above the
 /// default 48 KiB); cheap, so done before every launch.
 template <class T, class Op>
 void prepare_kernel(int depth, std::size_t shared_bytes) {
-  STENCIL_CUDA_CHECK(cudaFuncSetAttribute(
-      Kernel<T, Op>::function(depth),
-      cudaFuncAttributeMaxDynamicSharedMemorySize,
-      static_cast<int>(shared_bytes)));
+  STENCIL_CUDA_CHECK(
+      cudaFuncSetAttribute(Kernel<T, Op>::function(depth),
+                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(shared_bytes)));
 }
 
 /// Resolves a TemporalBlocking policy into `p` (can_run: refuses what the
@@ -124,50 +202,61 @@ void plan(Plan& p, int requested_depth) {
                 "(a later policy); use Naive or SpatialBlocking for now");
   using K = Kernel<T, Op>;
   DeviceLimits const device = current_device_limits();
-  STENCIL_EXPECT(device.compute_capability >= 70, "TemporalBlocking needs a "
-                 "GPU of compute capability 7.0 or newer; ", device.name,
-                 " is ", device.compute_capability / 10, ".",
+  STENCIL_EXPECT(device.compute_capability >= 70,
+                 "TemporalBlocking needs a "
+                 "GPU of compute capability 7.0 or newer; ",
+                 device.name, " is ", device.compute_capability / 10, ".",
                  device.compute_capability % 10);
   STENCIL_EXPECT(p.boundary == Boundary::fixed,
                  "TemporalBlocking supports fixed boundaries only; for a "
                  "periodic grid use Naive or SpatialBlocking");
   STENCIL_EXPECT(requested_depth >= 0, "TemporalBlocking: depth is ",
-                 requested_depth, "; use 1 or more, or 0 to let the plan "
+                 requested_depth,
+                 "; use 1 or more, or 0 to let the plan "
                  "choose");
   int const max_depth = K::max_depth(device);
   STENCIL_EXPECT(max_depth >= 1, "TemporalBlocking: radius ", Op::radius,
                  " with ", sizeof(T), "-byte values does not fit in the ",
-                 device.shared_per_block_optin, " bytes of shared memory per "
-                 "block of ", device.name, " even at depth 1");
-  int const depth =
-      requested_depth == 0 ? std::min(default_depth, max_depth) : requested_depth;
+                 device.shared_per_block_optin,
+                 " bytes of shared memory per "
+                 "block of ",
+                 device.name, " even at depth 1");
+  int const depth = requested_depth == 0
+                        ? std::min(default_depth<T, Op>(), max_depth)
+                        : requested_depth;
   STENCIL_EXPECT(
-      depth <= max_depth, "TemporalBlocking: depth ", depth, " with radius ",
-      Op::radius, " and ", sizeof(T), "-byte values needs ",
-      K::shared_bytes(depth), " bytes of shared memory per block (or leaves "
-      "too few valid columns); ", device.name, " allows ",
+      K::fits(depth, device), "TemporalBlocking: depth ", depth,
+      " does not fit on ", device.name, " for radius ", Op::radius, " and ",
+      sizeof(T), "-byte values (a depth needs its shared memory within the ",
       device.shared_per_block_optin,
-      " bytes: the largest depth that fits is ", max_depth);
+      " bytes per block the device allows, "
+      "at least half of the block's columns valid, a compiled kernel (this "
+      "build has depths up to ",
+      K::compiled_depth(),
+      ") and no register "
+      "spills); the largest depth that fits is ",
+      max_depth);
 
-  Geometry const g = geometry<T, Op>(depth, p.extents[2], p.extents[1],
-                                     device.multiprocessors);
-  prepare_kernel<T, Op>(depth, g.shared_bytes);
+  prepare_kernel<T, Op>(depth, K::shared_bytes(depth));
+  Geometry const g =
+      geometry<T, Op>(depth, p.extents[2], p.extents[1],
+                      resident_blocks<T, Op>(depth, K::shared_bytes(depth),
+                                             device.multiprocessors));
   cudaFuncAttributes attributes{};
-  STENCIL_CUDA_CHECK(
-      cudaFuncGetAttributes(&attributes, K::function(depth)));
+  STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, K::function(depth)));
   int blocks_per_sm = 0;
   STENCIL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &blocks_per_sm, K::function(depth), threads_per_block, g.shared_bytes));
+      &blocks_per_sm, K::function(depth), K::threads(depth), g.shared_bytes));
 
   p.backend = Backend::native_cuda;
   p.policy = PolicyKind::temporal_blocking;
   p.depth = depth;
-  p.tile = Tile{g.valid_width, Op::rank == 2 ? g.rows_per_part : 1, 1};
-  p.team_size = threads_per_block;
+  p.tile = Tile{g.valid_width, Op::rank == 2 ? g.rows_per_block : 1, 1};
+  p.team_size = K::threads(depth);
   p.scratch_bytes = g.shared_bytes;
   p.registers = attributes.numRegs;
   p.local_memory_bytes = static_cast<int>(attributes.localSizeBytes);
-  p.blocks = g.strips * g.parts;
+  p.blocks = g.blocks;
   p.blocks_per_sm = blocks_per_sm;
   p.device = device.name;
 }
@@ -182,16 +271,18 @@ void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
   int const ny = Rank == 2 ? grid.extent(0) : 1;
   for (int done = 0; done < steps;) {
     int const depth = std::min(p.depth, steps - done);
-    Geometry const g = geometry<T, Op>(depth, nx, ny, multiprocessors);
-    prepare_kernel<T, Op>(depth, g.shared_bytes);
+    std::size_t const shared_bytes = Kernel<T, Op>::shared_bytes(depth);
+    prepare_kernel<T, Op>(depth, shared_bytes);
+    Geometry const g = geometry<T, Op>(
+        depth, nx, ny,
+        resident_blocks<T, Op>(depth, shared_bytes, multiprocessors));
     T const* const in = grid.current().data();
     T* const out = grid.next().data();
     if constexpr (Rank == 1) {
-      Params1D<T, Op> const params{in,          out,         op, nx,
+      Params1D<T, Op> const params{in,          out,   op,           nx,
                                    grid.halo(), depth, g.valid_width};
-      temporal_blocking_1d<T, Op><<<g.strips, threads_per_block,
-                                    g.shared_bytes, space.cuda_stream()>>>(
-          params);
+      temporal_blocking_1d<T, Op><<<g.strips, threads_per_block, g.shared_bytes,
+                                    space.cuda_stream()>>>(params);
     } else {
       Params2D<T, Op> const params{in,
                                    out,
@@ -200,12 +291,12 @@ void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
                                    ny,
                                    grid.halo(),
                                    grid.padded_extent(1),
-                                   depth,
                                    g.valid_width,
-                                   g.rows_per_part};
-      Kernel<T, Op>::function(depth)<<<dim3(g.strips, g.parts),
-                                        threads_per_block, g.shared_bytes,
-                                        space.cuda_stream()>>>(params);
+                                   g.strips,
+                                   g.rows_per_block};
+      Kernel<T, Op>::function(depth)<<<g.blocks, Kernel<T, Op>::threads(depth),
+                                       g.shared_bytes, space.cuda_stream()>>>(
+          params);
     }
     STENCIL_CUDA_CHECK(cudaGetLastError());
     grid.swap();
