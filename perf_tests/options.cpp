@@ -37,7 +37,7 @@ std::vector<int> parse_extents(std::string const& value) {
   std::string const flag = "--size=" + value;
   char const* const what =
       "give 1 to 3 positive extents separated by 'x', slowest dimension "
-      "first (NX, NYxNX or NZxNYxNX), or 'paper'";
+      "first (NX, NYxNX or NZxNYxNX), 'paper' or 'larger'";
   std::vector<int> extents;
   std::string_view rest = value;
   while (true) {
@@ -133,12 +133,19 @@ Options parse_options(int& argc, char** argv) {
     } else if (take_value(arg, "backend", value)) {
       o.backend = value;
     } else if (take_value(arg, "size", value)) {
-      if (iequals(value, "paper")) {
-        o.size = "paper";
+      if (iequals(value, "paper") || iequals(value, "larger")) {
+        o.size = iequals(value, "paper") ? "paper" : "larger";
         o.extents.clear();
       } else {
         o.extents = parse_extents(value);
         o.size = value;
+      }
+    } else if (take_value(arg, "depth", value)) {
+      o.depths.clear();
+      for (auto const& d : split_list("--depth", value)) {
+        o.depths.push_back(parse_positive(
+            "--depth=" + value, d,
+            "give temporal depths as positive numbers separated by commas"));
       }
     } else if (take_value(arg, "steps", value)) {
       o.steps = parse_positive("--steps=" + value, value,
@@ -182,11 +189,16 @@ Options:
   --policy=LIST         policy names, e.g. Naive,SpatialBlocking,Auto
   --backend=NAME        fail unless the benchmarks run on this Kokkos
                         execution space (e.g. Cuda, OpenMP, Serial)
-  --size=SIZE           'paper' (paper domain, steps = EBISU depth) or extents
+  --size=SIZE           'paper' (paper domain, steps = EBISU depth),
+                        'larger' (2D: the larger domains the temporal-blocking
+                        reference was measured on, sustained steps) or extents
                         slowest first: NX (1D), NYxNX (2D), NZxNYxNX (3D);
                         extents select the stencils of that rank, and one
                         number N means N cells per dimension for every rank
   --steps=N             time steps per timed run (default: by size)
+  --depth=LIST          run TemporalBlocking at these depths (one benchmark
+                        each, named TemporalBlocking.dN) instead of the
+                        depth its plan chooses
   --repetitions=N       timed repetitions per benchmark (default 5, quick 3)
   --help                this text, then Google Benchmark's
 

@@ -28,7 +28,10 @@ struct Options {
   std::string size;
   std::vector<int> extents;  ///< slowest dimension first, like stencil::Grid
   int steps = 0;             ///< 0: the size's default
-  int repetitions = 0;       ///< 0: the mode's default
+  /// --depth=LIST: temporal depths to run TemporalBlocking at, one
+  /// benchmark each ("TemporalBlocking.d8"); empty: the plan's choice.
+  std::vector<int> depths;
+  int repetitions = 0;  ///< 0: the mode's default
   /// Console output of Google Benchmark goes to stdout unless another
   /// format was asked for; then our header must not corrupt it.
   bool header_to_stderr = false;
