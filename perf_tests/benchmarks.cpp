@@ -397,8 +397,9 @@ struct Case {
 /// (float after ~100 steps, double after ~800) or overflow to infinity, and
 /// the FP division in every suite stencil then takes its slow path, which
 /// times IEEE special-case handling instead of the stencil (measured on an
-/// H200: float j2d5pt temporal blocking 2-3x slower). 64 steps keep every
-/// value normal; chunks are whole launches of the plan's depth.
+/// H200, float j2d5pt temporal blocking at depth 8 on 10208^2: 173 GCells/s
+/// over 240 steps without refills, 714 over 1000 steps with them). 64 steps
+/// keep every value normal; chunks are whole launches of the plan's depth.
 int chunk_steps(stencil::Plan const& plan, int steps) {
   constexpr int max_chunk = 64;
   int const depth = std::max(1, plan.depth);

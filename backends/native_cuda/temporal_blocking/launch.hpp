@@ -147,6 +147,7 @@ struct Geometry {
   int blocks;
   int rows_per_block;  // rank 2: of the strips' rows laid end to end
   std::size_t shared_bytes;
+  int blocks_per_sm = 0;  // resident at once
 };
 
 template <class T, class Op>
@@ -173,14 +174,14 @@ Geometry geometry(int depth, int nx, int ny, int resident_blocks) {
   return g;
 }
 
-/// Blocks of the kernel for `depth` that fit on the device at once.
+/// Blocks of the kernel for `depth` that fit on one multiprocessor at once.
 template <class T, class Op>
-int resident_blocks(int depth, std::size_t shared_bytes, int multiprocessors) {
+int blocks_per_sm(int depth, std::size_t shared_bytes) {
   int per_sm = 0;
   STENCIL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &per_sm, Kernel<T, Op>::function(depth), Kernel<T, Op>::threads(depth),
       shared_bytes));
-  return std::max(1, per_sm) * multiprocessors;
+  return per_sm;
 }
 
 /// Opts the kernel for `depth` into the shared memory it needs (above the
@@ -191,6 +192,19 @@ void prepare_kernel(int depth, std::size_t shared_bytes) {
       cudaFuncSetAttribute(Kernel<T, Op>::function(depth),
                            cudaFuncAttributeMaxDynamicSharedMemorySize,
                            static_cast<int>(shared_bytes)));
+}
+
+/// Prepares the kernel for `depth` and returns its launch geometry on a
+/// device with `multiprocessors` SMs.
+template <class T, class Op>
+Geometry ready_geometry(int depth, int nx, int ny, int multiprocessors) {
+  std::size_t const shared_bytes = Kernel<T, Op>::shared_bytes(depth);
+  prepare_kernel<T, Op>(depth, shared_bytes);
+  int const per_sm = blocks_per_sm<T, Op>(depth, shared_bytes);
+  Geometry g =
+      geometry<T, Op>(depth, nx, ny, std::max(1, per_sm) * multiprocessors);
+  g.blocks_per_sm = per_sm;
+  return g;
 }
 
 /// Resolves a TemporalBlocking policy into `p` (can_run: refuses what the
@@ -237,16 +251,10 @@ void plan(Plan& p, int requested_depth) {
       "spills); the largest depth that fits is ",
       max_depth);
 
-  prepare_kernel<T, Op>(depth, K::shared_bytes(depth));
-  Geometry const g =
-      geometry<T, Op>(depth, p.extents[2], p.extents[1],
-                      resident_blocks<T, Op>(depth, K::shared_bytes(depth),
-                                             device.multiprocessors));
+  Geometry const g = ready_geometry<T, Op>(depth, p.extents[2], p.extents[1],
+                                           device.multiprocessors);
   cudaFuncAttributes attributes{};
   STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, K::function(depth)));
-  int blocks_per_sm = 0;
-  STENCIL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &blocks_per_sm, K::function(depth), K::threads(depth), g.shared_bytes));
 
   p.backend = Backend::native_cuda;
   p.policy = PolicyKind::temporal_blocking;
@@ -257,7 +265,7 @@ void plan(Plan& p, int requested_depth) {
   p.registers = attributes.numRegs;
   p.local_memory_bytes = static_cast<int>(attributes.localSizeBytes);
   p.blocks = g.blocks;
-  p.blocks_per_sm = blocks_per_sm;
+  p.blocks_per_sm = g.blocks_per_sm;
   p.device = device.name;
 }
 
@@ -269,13 +277,14 @@ void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
   int const multiprocessors = space.cuda_device_prop().multiProcessorCount;
   int const nx = grid.extent(Rank - 1);
   int const ny = Rank == 2 ? grid.extent(0) : 1;
+  // Every launch but a shorter last one has the plan's depth: its kernel is
+  // prepared and its geometry computed once.
+  Geometry const full = ready_geometry<T, Op>(p.depth, nx, ny, multiprocessors);
   for (int done = 0; done < steps;) {
     int const depth = std::min(p.depth, steps - done);
-    std::size_t const shared_bytes = Kernel<T, Op>::shared_bytes(depth);
-    prepare_kernel<T, Op>(depth, shared_bytes);
-    Geometry const g = geometry<T, Op>(
-        depth, nx, ny,
-        resident_blocks<T, Op>(depth, shared_bytes, multiprocessors));
+    Geometry const g = depth == p.depth ? full
+                                        : ready_geometry<T, Op>(
+                                              depth, nx, ny, multiprocessors);
     T const* const in = grid.current().data();
     T* const out = grid.next().data();
     if constexpr (Rank == 1) {

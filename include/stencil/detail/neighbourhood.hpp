@@ -7,6 +7,16 @@
 
 namespace stencil::detail {
 
+/// Every accessor's in(...) takes one offset per grid dimension; this keeps
+/// the message the same whichever kernel the functor runs in.
+template <int Rank, int Count>
+KOKKOS_FORCEINLINE_FUNCTION constexpr void check_offset_count() {
+  static_assert(Count == Rank,
+                "stencil::in: in(...) takes one offset per grid dimension: "
+                "in(dx) for rank 1, in(dy, dx) for rank 2, in(dz, dy, dx) "
+                "for rank 3");
+}
+
 /// The accessor a stencil functor receives as `in`: a pointer to the centre
 /// cell and the strides of the slower dimensions. The same type serves a
 /// global-memory View and a scratch tile, so one functor body runs on both.
@@ -21,10 +31,7 @@ struct Neighbourhood {
 
   template <class... Offsets>
   KOKKOS_FORCEINLINE_FUNCTION T operator()(Offsets... offsets) const {
-    static_assert(sizeof...(Offsets) == Rank,
-                  "stencil::in: in(...) takes one offset per grid dimension: "
-                  "in(dx) for rank 1, in(dy, dx) for rank 2, in(dz, dy, dx) "
-                  "for rank 3");
+    check_offset_count<Rank, sizeof...(Offsets)>();
     return centre[linear_offset(static_cast<int>(offsets)...)];
   }
 
@@ -33,8 +40,7 @@ struct Neighbourhood {
   KOKKOS_FORCEINLINE_FUNCTION int linear_offset(int dy, int dx) const {
     return dy * stride_y + dx;
   }
-  KOKKOS_FORCEINLINE_FUNCTION int linear_offset(int dz, int dy,
-                                                int dx) const {
+  KOKKOS_FORCEINLINE_FUNCTION int linear_offset(int dz, int dy, int dx) const {
     return dz * stride_z + dy * stride_y + dx;
   }
 };

@@ -3,6 +3,7 @@
 
 #include <stencil/detail/neighbourhood.hpp>
 #include <stencil/detail/portable/layout.hpp>
+#include <stencil/detail/unroll.hpp>
 #include <stencil/traits.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -84,9 +85,7 @@ struct NaiveSweep {
     // i % columns_per_thread (constants once the loops unroll).
     constexpr int cells = rows_per_thread * columns_per_thread;
     T result[cells];
-#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
-#pragma unroll
-#endif
+    STENCIL_UNROLL
     for (int i = 0; i < cells; ++i) {
       // Clamped so that cells past the edge read valid memory; their
       // results are not stored.
@@ -97,9 +96,7 @@ struct NaiveSweep {
           in + start + static_cast<Index>(y) * layout.stride_y + x,
           layout.stride_y, layout.stride_z}));
     }
-#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
-#pragma unroll
-#endif
+    STENCIL_UNROLL
     for (int i = 0; i < cells; ++i) {
       int const x = x0 + 32 * (i % columns_per_thread);
       int const k = i / columns_per_thread;
@@ -202,10 +199,7 @@ struct WindowNeighbourhood {
 
   template <class... Offsets>
   KOKKOS_FORCEINLINE_FUNCTION T operator()(Offsets... offsets) const {
-    static_assert(sizeof...(Offsets) == Rank,
-                  "stencil::in: in(...) takes one offset per grid dimension: "
-                  "in(dx) for rank 1, in(dy, dx) for rank 2, in(dz, dy, dx) "
-                  "for rank 3");
+    check_offset_count<Rank, sizeof...(Offsets)>();
     return at(static_cast<int>(offsets)...);
   }
 
@@ -331,13 +325,9 @@ struct NaiveVectorSweep {
 
     // Padded row starts (column 0) of the window rows, rows clamped.
     T const* rows[window_planes][window_rows];
-#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
-#pragma unroll
-#endif
+    STENCIL_UNROLL
     for (int k = 0; k < window_planes; ++k) {
-#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
-#pragma unroll
-#endif
+      STENCIL_UNROLL
       for (int j = 0; j < window_rows; ++j) {
         int const y = Kokkos::min(y0 - ry + j, layout.ny - 1 + ry);
         rows[k][j] =
@@ -349,32 +339,22 @@ struct NaiveVectorSweep {
     // of a thread's loads are in flight at once. Loads the functor does not
     // read are removed as dead code.
     T window[blocks][window_planes][window_rows][window_cols];
-#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
-#pragma unroll
-#endif
+    STENCIL_UNROLL
     for (int b = 0; b < blocks; ++b) {
-#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
-#pragma unroll
-#endif
+      STENCIL_UNROLL
       for (int s = 0; s < 2 * side + 1; ++s) {
         int const vector =
             Kokkos::max(0, Kokkos::min(m0 + 32 * b - side + s, last_vector));
-#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
-#pragma unroll
-#endif
+        STENCIL_UNROLL
         for (int k = 0; k < window_planes; ++k) {
-#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
-#pragma unroll
-#endif
+          STENCIL_UNROLL
           for (int j = 0; j < window_rows; ++j) {
             T const* const at = rows[k][j] + V * vector;
             if (s == side) {
               // The centre vector: every lane reads its own column, so all
               // of it is used; one vector load.
               Vec const whole = *reinterpret_cast<Vec const*>(at);
-#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
-#pragma unroll
-#endif
+              STENCIL_UNROLL
               for (int l = 0; l < V; ++l) {
                 window[b][k][j][s * V + l] = whole.v[l];
               }
@@ -386,9 +366,7 @@ struct NaiveVectorSweep {
               // placed at their first use, between the functor's divisions
               // and other arithmetic, which serialises the loads.)
               T const* const lanes = assume_aligned<sizeof(Vec)>(at);
-#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
-#pragma unroll
-#endif
+              STENCIL_UNROLL
               for (int l = 0; l < V; ++l) {
                 window[b][k][j][s * V + l] = lanes[l];
               }
@@ -399,17 +377,11 @@ struct NaiveVectorSweep {
     }
 
     T result[blocks][rows_per_thread][V];
-#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
-#pragma unroll
-#endif
+    STENCIL_UNROLL
     for (int b = 0; b < blocks; ++b) {
-#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
-#pragma unroll
-#endif
+      STENCIL_UNROLL
       for (int i = 0; i < rows_per_thread; ++i) {
-#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
-#pragma unroll
-#endif
+        STENCIL_UNROLL
         for (int l = 0; l < V; ++l) {
           result[b][i][l] =
               static_cast<T>(op(Accessor{window[b], rz, ry + i, side * V + l}));
@@ -417,30 +389,22 @@ struct NaiveVectorSweep {
       }
     }
 
-#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
-#pragma unroll
-#endif
+    STENCIL_UNROLL
     for (int b = 0; b < blocks; ++b) {
       int const m = m0 + 32 * b;
       int const x = V * m - layout.halo;  // interior column of lane 0
       bool const whole = x >= 0 && x + V <= layout.nx;
-#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
-#pragma unroll
-#endif
+      STENCIL_UNROLL
       for (int i = 0; i < rows_per_thread; ++i) {
         if (y0 + i >= layout.ny) continue;
         T* const row = out + (layout.offset<Index>(z, y0 + i, 0) - layout.halo);
         if (whole) {
           Vec v;
-#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
-#pragma unroll
-#endif
+          STENCIL_UNROLL
           for (int l = 0; l < V; ++l) v.v[l] = result[b][i][l];
           reinterpret_cast<Vec*>(row)[m] = v;
         } else {
-#ifdef KOKKOS_ENABLE_PRAGMA_UNROLL
-#pragma unroll
-#endif
+          STENCIL_UNROLL
           for (int l = 0; l < V; ++l) {
             if (x + l >= 0 && x + l < layout.nx)
               row[V * m + l] = result[b][i][l];
