@@ -124,24 +124,33 @@ TEST(NaiveDevicePath, J2d25pt) {
   check_sizes(stencil::suite::J2d25pt{}, rows_2d, xs_2d);
 }
 
-// Rank 3: nz = ny in {1, 3, 6}.
+// Rank 3: nz = ny in {1, 3, 6}, and deep grids whose planes span several
+// runs of the streaming kernel (16 planes for radius 1, 24 for radius 2)
+// and end partway through a run and partway through a ring turn, with runs
+// going up and down.
 constexpr std::initializer_list<int> outer_3d{1, 3, 6};
 constexpr std::initializer_list<int> xs_3d{1, 2, 3, 6, 37, 70};
 
-TEST(NaiveDevicePath, J3d7pt) {
-  check_sizes(stencil::suite::J3d7pt{}, outer_3d, xs_3d);
+template <class Op>
+void check_sizes_3d(Op const& op) {
+  check_sizes(op, outer_3d, xs_3d);
+  for (int extra_halo : {0, 2}) {
+    int const halo = Op::radius + extra_halo;
+    for (std::array<int, 3> extents :
+         {std::array<int, 3>{53, 5, 37}, std::array<int, 3>{71, 2, 6},
+          std::array<int, 3>{17, 9, 70}}) {
+      check_size<double>(op, extents, halo);
+      check_size<float>(op, extents, halo);
+    }
+  }
 }
-TEST(NaiveDevicePath, J3d13pt) {
-  check_sizes(stencil::suite::J3d13pt{}, outer_3d, xs_3d);
-}
-TEST(NaiveDevicePath, J3d17pt) {
-  check_sizes(stencil::suite::J3d17pt{}, outer_3d, xs_3d);
-}
-TEST(NaiveDevicePath, J3d27pt) {
-  check_sizes(stencil::suite::J3d27pt{}, outer_3d, xs_3d);
-}
+
+TEST(NaiveDevicePath, J3d7pt) { check_sizes_3d(stencil::suite::J3d7pt{}); }
+TEST(NaiveDevicePath, J3d13pt) { check_sizes_3d(stencil::suite::J3d13pt{}); }
+TEST(NaiveDevicePath, J3d17pt) { check_sizes_3d(stencil::suite::J3d17pt{}); }
+TEST(NaiveDevicePath, J3d27pt) { check_sizes_3d(stencil::suite::J3d27pt{}); }
 TEST(NaiveDevicePath, Poisson19pt) {
-  check_sizes(stencil::suite::Poisson19pt{}, outer_3d, xs_3d);
+  check_sizes_3d(stencil::suite::Poisson19pt{});
 }
 
 // Rank 1: two vectors 32 apart per thread, so a warp spans 64 vectors.

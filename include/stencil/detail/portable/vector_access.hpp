@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// Vector loads and register windows shared by the device kernels of the
+// Naive policy.
+
+#include <stencil/detail/neighbourhood.hpp>
+#include <stencil/detail/portable/layout.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace stencil::detail {
+
+/// The widest vector (elements per memory access) the device path uses for
+/// T: 16 bytes of 4- or 8-byte values, else one element.
+template <class T>
+inline constexpr int max_vector_width_v = (std::is_arithmetic_v<T> &&
+                                           (sizeof(T) == 4 || sizeof(T) == 8))
+                                              ? static_cast<int>(16 / sizeof(T))
+                                              : 1;
+
+/// V consecutive elements, aligned to their size: loads and stores of it are
+/// single 8- or 16-byte accesses.
+template <class T, int V>
+struct alignas(sizeof(T) * V) Vector {
+  T v[V];
+};
+
+/// `p`, with the promise that it is aligned to `Bytes`, which lets the
+/// compiler fuse element loads from it into one vector load.
+template <std::size_t Bytes, class T>
+KOKKOS_FORCEINLINE_FUNCTION T const* assume_aligned(T const* p) {
+#if defined(__GNUC__) || defined(__clang__)
+  return static_cast<T const*>(__builtin_assume_aligned(p, Bytes));
+#else
+  return p;
+#endif
+}
+
+/// Length, in elements, that must be a multiple of V for every row of the
+/// padded array to start on a V-element boundary: the padded row (rank 2 and
+/// 3; a plane is a whole number of rows), or the whole padded array in rank
+/// 1 (so that its last vector does not run past the allocation).
+template <int Rank>
+KOKKOS_INLINE_FUNCTION constexpr int padded_row_length(
+    PaddedLayout const& layout) {
+  return Rank == 1 ? layout.nx + 2 * layout.halo : layout.stride_y;
+}
+
+/// The vector width of the device path for this step: the widest V (up to
+/// max_vector_width_v<T>, halving) such that both buffers are aligned to
+/// V * sizeof(T) bytes and every padded row (and plane) is a whole number of
+/// vectors. 1 selects the scalar kernel. Exact: a width is returned only when
+/// every vector access of NaiveVectorSweep<.., V> is aligned and inside the
+/// buffer.
+template <class T, int Rank>
+int naive_vector_width(T const* in, T const* out, PaddedLayout const& layout) {
+  int const row = padded_row_length<Rank>(layout);
+  for (int v = max_vector_width_v<T>; v > 1; v /= 2) {
+    auto const bytes = static_cast<std::uintptr_t>(v) * sizeof(T);
+    bool const aligned = reinterpret_cast<std::uintptr_t>(in) % bytes == 0 &&
+                         reinterpret_cast<std::uintptr_t>(out) % bytes == 0;
+    bool const whole_rows = row % v == 0 &&
+                            (Rank < 2 || layout.stride_y % v == 0) &&
+                            (Rank < 3 || layout.stride_z % v == 0);
+    if (aligned && whole_rows) return v;
+  }
+  return 1;
+}
+
+/// The accessor a stencil functor receives in the vector kernel: a register
+/// window of Planes x Rows x Cols values and the position of the centre cell
+/// in it. With the loops of NaiveVectorSweep unrolled, the centre and the
+/// functor's literal offsets are constants, so every read is a fixed
+/// register.
+template <class T, int Rank, int Planes, int Rows, int Cols>
+struct WindowNeighbourhood {
+  using value_type = T;
+  T const (&window)[Planes][Rows][Cols];
+  int z, y, x;  // centre position in the window
+
+  template <class... Offsets>
+  KOKKOS_FORCEINLINE_FUNCTION T operator()(Offsets... offsets) const {
+    check_offset_count<Rank, sizeof...(Offsets)>();
+    return at(static_cast<int>(offsets)...);
+  }
+
+ private:
+  KOKKOS_FORCEINLINE_FUNCTION T at(int dx) const { return at(0, 0, dx); }
+  KOKKOS_FORCEINLINE_FUNCTION T at(int dy, int dx) const {
+    return at(0, dy, dx);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION T at(int dz, int dy, int dx) const {
+    // Offsets beyond the stencil's declared radius are outside the window.
+    KOKKOS_ASSERT(z + dz >= 0 && z + dz < Planes && y + dy >= 0 &&
+                  y + dy < Rows && x + dx >= 0 && x + dx < Cols);
+    return window[z + dz][y + dy][x + dx];
+  }
+};
+
+}  // namespace stencil::detail
