@@ -33,7 +33,7 @@ namespace stencil::detail {
 ///   of V adjacent padded columns, [V*m, V*m+V), in `rows_per_thread` rows
 ///   (rank 1: two vectors 32 apart); a warp covers 32*V consecutive columns,
 ///   so each load instruction is one coalesced 512-byte access. The thread
-///   first loads a register window, its rows (and planes) +- r by its own
+///   first loads a register window, its rows +- r by its own
 ///   vector and ceil(r/V) vectors on either side, then evaluates the functor
 ///   for each of its cells through WindowNeighbourhood, whose in(...) offsets
 ///   index the window with constants once the loops unroll, and finally
@@ -135,7 +135,7 @@ struct NaiveSweep {
 
 /// Rows of one column block per thread in the vector kernel. Four rows
 /// share the loads of their vertical neighbours. The window of a box stencil
-/// holds planes x (rows + 2r) x (V + 2r) live values, all loaded before any
+/// holds (rows + 2r) x (V + 2r) live values, all loaded before any
 /// arithmetic; rows halve (4, 2, 1) until that is at most 64 32-bit
 /// registers, which keeps every suite stencil at or below ~96 registers per
 /// thread and spill-free (sm_90, checked with cuobjdump). Star windows are
@@ -148,10 +148,9 @@ constexpr int vector_rows() {
     return 4;
   } else {
     constexpr int r = Op::radius;
-    constexpr int planes = Rank == 3 ? 2 * r + 1 : 1;
     int rows = 4;
     while (rows > 1 &&
-           planes * (rows + 2 * r) * (V + 2 * r) * static_cast<int>(sizeof(T)) >
+           (rows + 2 * r) * (V + 2 * r) * static_cast<int>(sizeof(T)) >
                64 * 4) {
       rows /= 2;
     }
@@ -189,6 +188,7 @@ constexpr int vector_rows() {
 /// that are not stored.
 template <class T, int Rank, class Op, class Index, int V>
 struct NaiveVectorSweep {
+  static_assert(Rank <= 2, "rank 3 streams along z: NaiveStreamSweep");
   static_assert(V >= 2, "the vector kernel needs at least two lanes");
   static constexpr int radius = Op::radius;
   static constexpr int rows_per_thread = vector_rows<T, Rank, Op, V>();
@@ -199,7 +199,7 @@ struct NaiveVectorSweep {
   static constexpr int side = (radius + V - 1) / V;  // vectors either side
   static constexpr int window_cols = (2 * side + 1) * V;
   static constexpr int ry = Rank >= 2 ? radius : 0;  // rows above and below
-  static constexpr int rz = Rank == 3 ? radius : 0;  // planes either side
+  static constexpr int rz = 0;  // one plane (the accessor is 3D)
   static constexpr int window_rows = rows_per_thread + 2 * ry;
   static constexpr int window_planes = 1 + 2 * rz;
   using Vec = Vector<T, V>;
