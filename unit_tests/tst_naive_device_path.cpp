@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <sstream>
 
@@ -24,9 +25,9 @@ using stencil::detail::make_layout;
 using stencil::detail::naive_vector_width;
 using stencil::detail::PaddedLayout;
 
-/// `steps` steps of the device path with vector width V (1: scalar kernel),
-/// as run_portable does them.
-template <int V, class T, int Rank, class Op>
+/// `steps` steps of the device path with vector width V (1: scalar kernel)
+/// and index type Index, as run_portable does them.
+template <int V, class Index, class T, int Rank, class Op>
 void device_path_steps(stencil::Grid<T, Rank, Kokkos::HostSpace>& grid,
                        Op const& op, int steps) {
   PaddedLayout const layout = make_layout<Rank>(grid.extents(), grid.halo());
@@ -37,7 +38,7 @@ void device_path_steps(stencil::Grid<T, Rank, Kokkos::HostSpace>& grid,
     if (grid.boundary() == stencil::Boundary::periodic) {
       stencil::detail::refresh_periodic_halo<Host, T, Rank>(space, in, layout);
     }
-    stencil::detail::naive_device_step_as<V, Host, T, Rank, Op, int>(
+    stencil::detail::naive_device_step_as<V, Host, T, Rank, Op, Index>(
         space, in, out, layout, op);
     grid.swap();
   }
@@ -54,7 +55,8 @@ char const* name_of() {
 }
 
 /// Every width the grid allows, on both boundaries, against the reference.
-template <class T, class Op>
+/// Index: the kernels' index type (64-bit is used past 2^30 padded cells).
+template <class T, class Op, class Index = int>
 void check_size(Op const& op, std::array<int, Op::rank> const& extents,
                 int halo) {
   constexpr int Rank = Op::rank;
@@ -74,12 +76,13 @@ void check_size(Op const& op, std::array<int, Op::rank> const& extents,
       if (V > allowed) return;
       std::ostringstream where;
       where << name_of<Op>() << ' ' << (sizeof(T) == 4 ? "float" : "double")
-            << " V=" << V << " (allowed " << allowed << ") "
-            << stencil::to_string(boundary) << " halo=" << halo << " extents=";
+            << " V=" << V << " (allowed " << allowed << ") index "
+            << 8 * sizeof(Index) << "-bit " << stencil::to_string(boundary)
+            << " halo=" << halo << " extents=";
       for (int e : extents) where << e << ' ';
       SCOPED_TRACE(where.str());
       stencil_test::load(grid, initial);
-      device_path_steps<V>(grid, op, steps);
+      device_path_steps<V, Index>(grid, op, steps);
       EXPECT_TRUE(stencil_test::matches(stencil_test::read_back(grid), expected,
                                         initial, boundary, steps));
     };
@@ -141,6 +144,8 @@ void check_sizes_3d(Op const& op) {
           std::array<int, 3>{17, 9, 70}}) {
       check_size<double>(op, extents, halo);
       check_size<float>(op, extents, halo);
+      check_size<double, Op, std::int64_t>(op, extents, halo);
+      check_size<float, Op, std::int64_t>(op, extents, halo);
     }
   }
 }

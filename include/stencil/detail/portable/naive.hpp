@@ -50,7 +50,7 @@ namespace stencil::detail {
 ///   reaches only 3345 GB/s, and the scalar kernel moved ~3275 GB/s in double
 ///   (j2d5pt at 8352^2, 77% of the ceiling; j3d7pt at 2560x288x384, 73%): it
 ///   was capped by 8-byte accesses rather than by DRAM. The vector kernel
-///   runs j2d5pt at 253 GCells/s (96% of the ceiling, H200).
+///   runs j2d5pt at 248-254 GCells/s (94-96% of the ceiling, H200).
 /// - The scalar kernel (NaiveSweep, PerCellBlock) otherwise: a warp covers 32
 ///   consecutive x and each thread computes 4 rows of one column from rank 2
 ///   on, 4 cells 32 apart in rank 1, all computed before any is stored so
@@ -199,12 +199,9 @@ struct NaiveVectorSweep {
   static constexpr int side = (radius + V - 1) / V;  // vectors either side
   static constexpr int window_cols = (2 * side + 1) * V;
   static constexpr int ry = Rank >= 2 ? radius : 0;  // rows above and below
-  static constexpr int rz = 0;  // one plane (the accessor is 3D)
   static constexpr int window_rows = rows_per_thread + 2 * ry;
-  static constexpr int window_planes = 1 + 2 * rz;
-  using Vec = Vector<T, V>;
-  using Accessor =
-      WindowNeighbourhood<T, Rank, window_planes, window_rows, window_cols>;
+  // One plane: the accessor's window is 3D.
+  using Accessor = WindowNeighbourhood<T, Rank, 1, window_rows, window_cols>;
 
   T const* in;
   T* out;
@@ -217,14 +214,17 @@ struct NaiveVectorSweep {
 
   static NaiveVectorSweep make(T const* in, T* out, Op const& op,
                                PaddedLayout const& layout) {
-    int const first = layout.halo / V;
-    // Vectors per row that hold interior columns.
-    int const vectors = (layout.halo + layout.nx - 1) / V - first + 1;
-    Index const chunks = (vectors + warp_vectors - 1) / warp_vectors;
+    Index const chunks =
+        (interior_vectors<V>(layout) + warp_vectors - 1) / warp_vectors;
     Index const groups = (layout.ny + rows_per_thread - 1) / rows_per_thread;
-    return {in,     out,   op,
-            layout, first, padded_row_length<Rank>(layout) / V - 1,
-            chunks, groups};
+    return {in,
+            out,
+            op,
+            layout,
+            first_interior_vector<V>(layout),
+            padded_row_length<Rank>(layout) / V - 1,
+            chunks,
+            groups};
   }
   Index threads() const {
     return static_cast<Index>(layout.nz) * row_groups * chunks_per_row * 32;
@@ -241,21 +241,17 @@ struct NaiveVectorSweep {
     int const z = static_cast<int>(band / row_groups);
 
     // Padded row starts (column 0) of the window rows, rows clamped.
-    T const* rows[window_planes][window_rows];
+    T const* rows[window_rows];
     STENCIL_UNROLL
-    for (int k = 0; k < window_planes; ++k) {
-      STENCIL_UNROLL
-      for (int j = 0; j < window_rows; ++j) {
-        int const y = Kokkos::min(y0 - ry + j, layout.ny - 1 + ry);
-        rows[k][j] =
-            in + (layout.offset<Index>(z - rz + k, y, 0) - layout.halo);
-      }
+    for (int j = 0; j < window_rows; ++j) {
+      int const y = Kokkos::min(y0 - ry + j, layout.ny - 1 + ry);
+      rows[j] = in + (layout.offset<Index>(z, y, 0) - layout.halo);
     }
 
     // The windows of all blocks, loaded before any arithmetic so that all
     // of a thread's loads are in flight at once. Loads the functor does not
     // read are removed as dead code.
-    T window[blocks][window_planes][window_rows][window_cols];
+    T window[blocks][1][window_rows][window_cols];
     STENCIL_UNROLL
     for (int b = 0; b < blocks; ++b) {
       STENCIL_UNROLL
@@ -263,32 +259,9 @@ struct NaiveVectorSweep {
         int const vector =
             Kokkos::max(0, Kokkos::min(m0 + 32 * b - side + s, last_vector));
         STENCIL_UNROLL
-        for (int k = 0; k < window_planes; ++k) {
-          STENCIL_UNROLL
-          for (int j = 0; j < window_rows; ++j) {
-            T const* const at = rows[k][j] + V * vector;
-            if (s == side) {
-              // The centre vector: every lane reads its own column, so all
-              // of it is used; one vector load.
-              Vec const whole = *reinterpret_cast<Vec const*>(at);
-              STENCIL_UNROLL
-              for (int l = 0; l < V; ++l) {
-                window[b][k][j][s * V + l] = whole.v[l];
-              }
-            } else {
-              // A side vector, often only partly read: element loads from
-              // an address the compiler knows to be aligned, which it fuses
-              // into one vector load where all lanes are read. (Copied as a
-              // whole Vec, a partly read vector is split into scalar loads
-              // placed at their first use, between the functor's divisions
-              // and other arithmetic, which serialises the loads.)
-              T const* const lanes = assume_aligned<sizeof(Vec)>(at);
-              STENCIL_UNROLL
-              for (int l = 0; l < V; ++l) {
-                window[b][k][j][s * V + l] = lanes[l];
-              }
-            }
-          }
+        for (int j = 0; j < window_rows; ++j) {
+          load_window_vector<V>(&window[b][0][j][s * V], rows[j] + V * vector,
+                                s == side);
         }
       }
     }
@@ -301,33 +274,14 @@ struct NaiveVectorSweep {
         STENCIL_UNROLL
         for (int l = 0; l < V; ++l) {
           result[b][i][l] =
-              static_cast<T>(op(Accessor{window[b], rz, ry + i, side * V + l}));
+              static_cast<T>(op(Accessor{window[b], 0, ry + i, side * V + l}));
         }
       }
     }
 
     STENCIL_UNROLL
     for (int b = 0; b < blocks; ++b) {
-      int const m = m0 + 32 * b;
-      int const x = V * m - layout.halo;  // interior column of lane 0
-      bool const whole = x >= 0 && x + V <= layout.nx;
-      STENCIL_UNROLL
-      for (int i = 0; i < rows_per_thread; ++i) {
-        if (y0 + i >= layout.ny) continue;
-        T* const row = out + (layout.offset<Index>(z, y0 + i, 0) - layout.halo);
-        if (whole) {
-          Vec v;
-          STENCIL_UNROLL
-          for (int l = 0; l < V; ++l) v.v[l] = result[b][i][l];
-          reinterpret_cast<Vec*>(row)[m] = v;
-        } else {
-          STENCIL_UNROLL
-          for (int l = 0; l < V; ++l) {
-            if (x + l >= 0 && x + l < layout.nx)
-              row[V * m + l] = result[b][i][l];
-          }
-        }
-      }
+      store_window_vectors<Index>(out, layout, result[b], m0 + 32 * b, y0, z);
     }
   }
 };

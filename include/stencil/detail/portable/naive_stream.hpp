@@ -36,8 +36,10 @@ inline constexpr int stream_lookahead_v = Op::shape == Shape::box ? 0 : 1;
 /// Rows per thread of the streaming kernel: four, halved (4, 2, 1) until its
 /// estimated live values fit in 96 32-bit registers: the ring and the part
 /// of the current window that does not come from it. ptxas then uses
-/// 100-182 registers for the suite's 3D stencils (it hoists the loads of the
-/// next step) and spills nothing (sm_90, 32-bit indices, cuobjdump).
+/// 119-160 registers for the suite's 3D stencils (it hoists the loads of the
+/// next step) and spills nothing with 32-bit indices (sm_90, cuobjdump
+/// -res-usage); with 64-bit indices, used only past 2^30 padded cells, it
+/// spills for j3d7pt double and j3d13pt float at V = 2.
 template <class T, class Op, int V>
 constexpr int stream_rows() {
   constexpr int r = Op::radius;
@@ -63,8 +65,9 @@ constexpr int stream_rows() {
 /// every cell it computes, and the neighbouring planes are computed by warps
 /// that run on other SMs, so those loads miss L1. For j3d7pt that is 3.5 row
 /// loads from L2 per output row (1.5 in 2D); on an H200 the window kernel
-/// ran at 75% of the copy-bound ceiling with L2 at 95% of its throughput
-/// (ncu), against 96% of the ceiling in 2D.
+/// ran j3d7pt (double) at 76% of the copy-bound ceiling with L2 at 95% of
+/// its throughput and 49 bytes of L2 traffic per cell (ncu), against 96% of
+/// the ceiling for j2d5pt.
 ///
 /// A thread owns one vector column m (V adjacent padded columns) in
 /// `rows_per_thread` rows and a run of `planes_per_thread` planes. It holds
@@ -104,9 +107,15 @@ struct NaiveStreamSweep {
   // Whole ring turns, 12 to 24 planes per run. Shorter runs reload more
   // boundary planes, longer ones leave fewer threads per sweep.
   static constexpr int planes_per_thread = 4 * ring;
-  using Vec = Vector<T, V>;
   using Accessor =
       WindowNeighbourhood<T, 3, window_planes, window_rows, window_cols>;
+
+  /// Whether the ring holds vector s of window row `row` of its planes:
+  /// all of the window, or the centre vectors of the owned rows.
+  KOKKOS_INLINE_FUNCTION static constexpr bool in_ring(int row, int s) {
+    return whole_windows ||
+           (s == side && row >= radius && row < radius + rows_per_thread);
+  }
 
   T const* in;
   T* out;
@@ -120,13 +129,18 @@ struct NaiveStreamSweep {
 
   static NaiveStreamSweep make(T const* in, T* out, Op const& op,
                                PaddedLayout const& layout) {
-    int const first = layout.halo / V;
-    int const vectors = (layout.halo + layout.nx - 1) / V - first + 1;
-    Index const chunks = (vectors + 31) / 32;
+    Index const chunks = (interior_vectors<V>(layout) + 31) / 32;
     Index const groups = (layout.ny + rows_per_thread - 1) / rows_per_thread;
     Index const runs = (layout.nz + planes_per_thread - 1) / planes_per_thread;
-    return {in,     out,    op,  layout, first, layout.stride_y / V - 1,
-            chunks, groups, runs};
+    return {in,
+            out,
+            op,
+            layout,
+            first_interior_vector<V>(layout),
+            padded_row_length<3>(layout) / V - 1,
+            chunks,
+            groups,
+            runs};
   }
   Index threads() const { return runs * row_groups * chunks_per_row * 32; }
 
@@ -149,8 +163,9 @@ struct NaiveStreamSweep {
 
  private:
   /// Planes first, first + Dir, ..., `count` of them, computed in that
-  /// order. Stream index q is plane first + Dir * (q - r); step i computes
-  /// stream index i + r and loads i + 2r + 1 into ring slot (i - 1) mod ring.
+  /// order. Stream index q is plane first + Dir * (q - r) and lives in ring
+  /// slot q mod ring; step i computes stream index i + r and loads
+  /// i + 2r + lookahead, into the slot of i - 1, which no step needs again.
   template <int Dir>
   KOKKOS_FORCEINLINE_FUNCTION void stream(int m, int y0, int first,
                                           int count) const {
@@ -172,34 +187,17 @@ struct NaiveStreamSweep {
       z = Kokkos::max(-r, Kokkos::min(z, layout.nz - 1 + r));
       return in + (static_cast<Index>(z) + layout.halo) * layout.stride_z;
     };
-    // One window value group: vector s of window row `row` of a plane.
     auto load = [&](T* to, T const* plane, int row, int s) {
-      T const* const at = plane + row_at[row] + V * vector[s];
-      if (s == side) {
-        Vec const whole = *reinterpret_cast<Vec const*>(at);
-        STENCIL_UNROLL
-        for (int l = 0; l < V; ++l) to[l] = whole.v[l];
-      } else {
-        // Side vectors, often partly read: element loads from a
-        // known-aligned address (see NaiveVectorSweep).
-        T const* const lanes = assume_aligned<sizeof(Vec)>(at);
-        STENCIL_UNROLL
-        for (int l = 0; l < V; ++l) to[l] = lanes[l];
-      }
+      load_window_vector<V>(to, plane + row_at[row] + V * vector[s], s == side);
     };
-    // What the ring holds of a plane: its whole window, or the centre
-    // vectors of the owned rows.
     T held[ring][window_rows][window_cols];
     auto load_plane = [&](T(&slot)[window_rows][window_cols], int z) {
       T const* const plane = plane_start(z);
       STENCIL_UNROLL
       for (int row = 0; row < window_rows; ++row) {
-        bool const owned = row >= r && row < r + rows_per_thread;
         STENCIL_UNROLL
         for (int s = 0; s < 2 * side + 1; ++s) {
-          if (whole_windows || (owned && s == side)) {
-            load(&slot[row][s * V], plane, row, s);
-          }
+          if (in_ring(row, s)) load(&slot[row][s * V], plane, row, s);
         }
       }
     };
@@ -226,10 +224,9 @@ struct NaiveStreamSweep {
           T const* const plane = plane_start(z + k - r);
           STENCIL_UNROLL
           for (int row = 0; row < window_rows; ++row) {
-            bool const owned = row >= r && row < r + rows_per_thread;
             STENCIL_UNROLL
             for (int s = 0; s < 2 * side + 1; ++s) {
-              if (whole_windows || (owned && s == side)) {
+              if (in_ring(row, s)) {
                 STENCIL_UNROLL
                 for (int l = 0; l < V; ++l) {
                   window[k][row][s * V + l] = held[slot][row][s * V + l];
@@ -250,28 +247,8 @@ struct NaiveStreamSweep {
                 static_cast<T>(op(Accessor{window, r, r + row, side * V + l}));
           }
         }
-        if (i < count) store(result, m, y0, z);
-      }
-    }
-  }
-
-  KOKKOS_FORCEINLINE_FUNCTION void store(T const (&result)[rows_per_thread][V],
-                                         int m, int y0, int z) const {
-    int const x = V * m - layout.halo;  // interior column of lane 0
-    bool const whole = x >= 0 && x + V <= layout.nx;
-    STENCIL_UNROLL
-    for (int i = 0; i < rows_per_thread; ++i) {
-      if (y0 + i >= layout.ny) continue;
-      T* const row = out + (layout.offset<Index>(z, y0 + i, 0) - layout.halo);
-      if (whole) {
-        Vec v;
-        STENCIL_UNROLL
-        for (int l = 0; l < V; ++l) v.v[l] = result[i][l];
-        reinterpret_cast<Vec*>(row)[m] = v;
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < V; ++l) {
-          if (x + l >= 0 && x + l < layout.nx) row[V * m + l] = result[i][l];
+        if (i < count) {
+          store_window_vectors<Index>(out, layout, result, m, y0, z);
         }
       }
     }

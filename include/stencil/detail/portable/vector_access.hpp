@@ -6,6 +6,7 @@
 
 #include <stencil/detail/neighbourhood.hpp>
 #include <stencil/detail/portable/layout.hpp>
+#include <stencil/detail/unroll.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -70,6 +71,71 @@ int naive_vector_width(T const* in, T const* out, PaddedLayout const& layout) {
     if (aligned && whole_rows) return v;
   }
   return 1;
+}
+
+/// Vectors of a padded row, as the vector kernels index them: the first that
+/// holds an interior column, and how many from it on hold interior columns.
+template <int V>
+KOKKOS_INLINE_FUNCTION constexpr int first_interior_vector(
+    PaddedLayout const& layout) {
+  return layout.halo / V;
+}
+template <int V>
+KOKKOS_INLINE_FUNCTION constexpr int interior_vectors(
+    PaddedLayout const& layout) {
+  return (layout.halo + layout.nx - 1) / V - first_interior_vector<V>(layout) +
+         1;
+}
+
+/// Loads the V values at `at` (aligned to V elements) into `to`. The centre
+/// vector of a window is read in all its lanes: one vector load. A side
+/// vector is often only partly read: element loads from an address the
+/// compiler knows to be aligned, which it fuses into one vector load where
+/// all lanes are read. (Copied as a whole Vector, a partly read vector is
+/// split into scalar loads placed at their first use, between the functor's
+/// divisions and other arithmetic, which serialises the loads.) `centre` is a
+/// constant once the callers' loops unroll.
+template <int V, class T>
+KOKKOS_FORCEINLINE_FUNCTION void load_window_vector(T* to, T const* at,
+                                                    bool centre) {
+  using Vec = Vector<T, V>;
+  if (centre) {
+    Vec const whole = *reinterpret_cast<Vec const*>(at);
+    STENCIL_UNROLL
+    for (int l = 0; l < V; ++l) to[l] = whole.v[l];
+  } else {
+    T const* const lanes = assume_aligned<sizeof(Vec)>(at);
+    STENCIL_UNROLL
+    for (int l = 0; l < V; ++l) to[l] = lanes[l];
+  }
+}
+
+/// Stores the results of vector m (padded columns [V*m, V*m+V)) in rows
+/// y0 .. y0+Rows-1 of plane z: one vector store per row where all V columns
+/// are interior, element stores at the ends of a row, so halo columns and
+/// rows past ny are never written.
+template <class Index, class T, int Rows, int V>
+KOKKOS_FORCEINLINE_FUNCTION void store_window_vectors(
+    T* out, PaddedLayout const& layout, T const (&result)[Rows][V], int m,
+    int y0, int z) {
+  int const x = V * m - layout.halo;  // interior column of lane 0
+  bool const whole = x >= 0 && x + V <= layout.nx;
+  STENCIL_UNROLL
+  for (int i = 0; i < Rows; ++i) {
+    if (y0 + i >= layout.ny) continue;
+    T* const row = out + (layout.offset<Index>(z, y0 + i, 0) - layout.halo);
+    if (whole) {
+      Vector<T, V> v;
+      STENCIL_UNROLL
+      for (int l = 0; l < V; ++l) v.v[l] = result[i][l];
+      reinterpret_cast<Vector<T, V>*>(row)[m] = v;
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < V; ++l) {
+        if (x + l >= 0 && x + l < layout.nx) row[V * m + l] = result[i][l];
+      }
+    }
+  }
 }
 
 /// The accessor a stencil functor receives in the vector kernel: a register
