@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <stencil/divisor.hpp>
 #include <stencil/error.hpp>
 #include <stencil/traits.hpp>
 
 #include <Kokkos_Core.hpp>
 
+#include <concepts>
 #include <cstddef>
 #include <initializer_list>
 #include <span>
@@ -87,6 +89,8 @@ class Linear {
   static_assert(Radius >= 0 && Radius <= max_radius,
                 "stencil::Linear: Radius must be between 0 and "
                 "stencil::max_radius");
+  static_assert(std::floating_point<T>,
+                "stencil::Linear: the value type must be float or double");
   static_assert(size * sizeof(T) <= 4096,
                 "stencil::Linear: the coefficient table is larger than 4 KiB "
                 "(kernel arguments carry it); write the stencil as a functor");
@@ -113,10 +117,12 @@ class Linear {
   KOKKOS_INLINE_FUNCTION T coefficient(int i) const {
     return m_coefficients[i];
   }
-  KOKKOS_INLINE_FUNCTION T divisor() const { return m_divisor; }
+  KOKKOS_INLINE_FUNCTION T divisor() const { return m_divisor.value(); }
 
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION T operator()(In const& in) const {
+    // Divisor: the plain division's result without recomputing the
+    // reciprocal of the divisor for every cell on a GPU.
     return sum(in, std::make_index_sequence<size>{}) / m_divisor;
   }
 
@@ -143,7 +149,7 @@ class Linear {
   }
 
   T m_coefficients[size] = {};
-  T m_divisor = T(1);
+  Divisor<T> m_divisor{T(1)};
 };
 
 }  // namespace stencil

@@ -4,6 +4,7 @@
 
 #include <stencil/backend.hpp>
 #include <stencil/config.hpp>
+#include <stencil/divisor.hpp>
 #include <stencil/error.hpp>
 #include <stencil/grid.hpp>
 #include <stencil/iterate.hpp>
