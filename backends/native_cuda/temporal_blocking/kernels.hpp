@@ -43,19 +43,27 @@ inline constexpr int threads_per_block = 256;  // rank 1
 
 /// Threads (and columns) of a rank-2 block. Shallow pipelines need few
 /// registers per thread, so they take 512 threads (at most 128 registers
-/// each): twice the warps to hide the FP64 latency chains (an H200 profile
-/// at depth 8 and 256 threads: 0.4 eligible warps per scheduler, stalls on
-/// fixed-latency dependencies) and a wider strip, so less halo to
-/// recompute. Deeper ones keep 256 threads and up to 255 registers. The
-/// bound is on the registers the windows take (below), with less room for
-/// radius-2 boxes, whose 25 taps need more temporaries; it was set from the
-/// sm_90 register counts of the suite, none of which spills.
+/// each): twice the warps to hide the FP64 latency chains and a wider
+/// strip, so less halo to recompute. Deeper ones keep 256 threads and up to
+/// 255 registers. The bound is on the registers the windows take (below),
+/// with less room for boxes, whose taps need more temporaries. It was set
+/// from the sm_90 register counts of the suite (`cuobjdump -res-usage`) so
+/// that no 512-thread kernel spills: with the branch-free division
+/// (stencil::Divisor) the float radius-1 box spilled at 36 window
+/// registers and the double radius-2 box at 32.
 template <class T, class Op>
 constexpr int threads_2d_at(int depth) {
   int const window_registers =
       depth * (4 + 2 * Op::radius) * static_cast<int>(sizeof(T) / 4);
-  bool const heavy = Op::shape == Shape::box && Op::radius >= 2;
-  return window_registers <= (heavy ? 32 : 48) ? 512 : 256;
+  int budget = 48;
+  if constexpr (Op::shape == Shape::box) {
+    if (Op::radius >= 2) {
+      budget = sizeof(T) == 8 ? 16 : 32;
+    } else if (sizeof(T) == 4) {
+      budget = 30;
+    }
+  }
+  return window_registers <= budget ? 512 : 256;
 }
 template <class T, class Op, int Depth>
 inline constexpr int threads_2d = threads_2d_at<T, Op>(Depth);

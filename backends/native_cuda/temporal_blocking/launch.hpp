@@ -19,27 +19,6 @@
 
 namespace stencil::native_cuda::temporal_blocking {
 
-/// Where the plan chooses the depth itself (depth = 0). Rank 2: the deepest
-/// pipeline that still runs 512 threads per block. Measured on an H200
-/// (perf_tests --size=larger --depth=2,3,4,5,6,8), that was the fastest
-/// depth for every 2D suite stencil in double (j2d5pt 4, j2d9pt 3,
-/// j2d9pt-gol 4, j2d25pt 2): latency hiding and the valid fraction of the
-/// strip matter more than DRAM traffic once the depth is 2 or more. Rank 1:
-/// 12 (EBISU used 4 to 12). The performance model will refine this.
-template <class T, class Op>
-constexpr int default_depth() {
-  if constexpr (Op::rank == 1) {
-    return 12;
-  } else {
-    int depth = 1;
-    while (depth < max_compiled_depth_2d<T, Op> &&
-           threads_2d_at<T, Op>(depth + 1) == 512) {
-      ++depth;
-    }
-    return depth;
-  }
-}
-
 /// Deepest rank-1 blocking: each level costs a barrier over the whole tile,
 /// so beyond this the tile's halo work outweighs the saved DRAM traffic.
 inline constexpr int max_depth_1d = 64;
@@ -132,6 +111,26 @@ struct Kernel {
              4 * depth * Op::radius <= block_width(depth) &&
              shared_bytes(depth) <= device.shared_per_block_optin &&
              !spills(depth);
+    }
+  }
+  /// Where the plan chooses the depth itself (depth = 0). Rank 2: of the
+  /// depths that fit, the deepest with 512 threads, unless a 256-thread one
+  /// at least twice as deep fits. Measured on an H200 (8352^2 and 8784^2,
+  /// with the branch-free division): j2d5pt double 4 at 512 threads 492
+  /// GCells/s, 8 at 256 554 (6: 445); j2d9pt-gol double 469 and 481; float
+  /// j2d5pt 8 at 512 945, 12 at 256 824; float j2d9pt-gol 4 at 512 554, 12
+  /// at 256 716. Rank 1: 12 (EBISU used 4 to 12). The performance model
+  /// will refine this.
+  static int default_depth(DeviceLimits const& device) {
+    if constexpr (rank == 1) {
+      return std::min(12, max_depth(device));
+    } else {
+      int deepest_wide = 0, deepest_narrow = 0;
+      for (int depth = 1; depth <= max_compiled_depth_2d<T, Op>; ++depth) {
+        if (!fits(depth, device)) continue;
+        (threads(depth) == 512 ? deepest_wide : deepest_narrow) = depth;
+      }
+      return deepest_narrow >= 2 * deepest_wide ? deepest_narrow : deepest_wide;
     }
   }
   static bool spills(int depth) {
@@ -235,9 +234,8 @@ void plan(Plan& p, int requested_depth) {
                  " bytes of shared memory per "
                  "block of ",
                  device.name, " even at depth 1");
-  int const depth = requested_depth == 0
-                        ? std::min(default_depth<T, Op>(), max_depth)
-                        : requested_depth;
+  int const depth =
+      requested_depth == 0 ? K::default_depth(device) : requested_depth;
   STENCIL_EXPECT(
       K::fits(depth, device), "TemporalBlocking: depth ", depth,
       " does not fit on ", device.name, " for radius ", Op::radius, " and ",
