@@ -168,7 +168,9 @@ std::vector<T> integer_divisors() {
 }
 
 TEST(Divisor, FloatBranchFreePathSubnormalQuotientsAndSignificands) {
-  for (float b : integer_divisors<float>()) {
+  // Fewer divisors than elsewhere: each costs every float below 4|b|
+  // times the smallest normal.
+  for (float b : {118.0f, 3.0f, -10.0f, 1.0f}) {
     stencil::Divisor<float> const d(b);
     if (d.method() != stencil::Divisor<float>::Method::any_x) continue;
     long checked = 0;

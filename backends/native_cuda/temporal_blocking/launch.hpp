@@ -115,22 +115,33 @@ struct Kernel {
   }
   /// Where the plan chooses the depth itself (depth = 0). Rank 2: of the
   /// depths that fit, the deepest with 512 threads, unless a 256-thread one
-  /// at least twice as deep fits. Measured on an H200 (8352^2 and 8784^2,
-  /// with the branch-free division): j2d5pt double 4 at 512 threads 492
-  /// GCells/s, 8 at 256 554 (6: 445); j2d9pt-gol double 469 and 481; float
-  /// j2d5pt 8 at 512 945, 12 at 256 824; float j2d9pt-gol 4 at 512 554, 12
-  /// at 256 716. Rank 1: 12 (EBISU used 4 to 12). The performance model
-  /// will refine this.
+  /// at least twice as deep fits whose overlapped halo (2 * depth * radius
+  /// columns) stays within 32 of its 256 columns for a star, 24 for a box
+  /// (a box reads more of the halo it recomputes). Rank 1: 12 (EBISU used
+  /// 4 to 12). This rule picks the fastest measured depth for each 2D suite
+  /// stencil in both precisions (H200, `stencil_perf --stencil=2d
+  /// --policy=TemporalBlocking --depth=3,4,6,8,9,12`, paper domains, at
+  /// 66b1ac8): double j2d5pt 9, j2d9pt 8, j2d9pt-gol 9, j2d25pt 6; float
+  /// 8, 6, 12, 4. The performance model (Auto) will replace it.
   static int default_depth(DeviceLimits const& device) {
     if constexpr (rank == 1) {
       return std::min(12, max_depth(device));
     } else {
-      int deepest_wide = 0, deepest_narrow = 0;
+      int const halo_columns = Op::shape == Shape::star ? 32 : 24;
+      int deepest_wide = 0, deepest_narrow = 0, shallowest = 0;
       for (int depth = 1; depth <= max_compiled_depth_2d<T, Op>; ++depth) {
         if (!fits(depth, device)) continue;
-        (threads(depth) == 512 ? deepest_wide : deepest_narrow) = depth;
+        if (shallowest == 0) shallowest = depth;
+        if (threads(depth) == 512) {
+          deepest_wide = depth;
+        } else if (2 * depth * Op::radius <= halo_columns) {
+          deepest_narrow = depth;
+        }
       }
-      return deepest_narrow >= 2 * deepest_wide ? deepest_narrow : deepest_wide;
+      if (deepest_narrow > 0 && deepest_narrow >= 2 * deepest_wide) {
+        return deepest_narrow;
+      }
+      return deepest_wide > 0 ? deepest_wide : shallowest;
     }
   }
   static bool spills(int depth) {
