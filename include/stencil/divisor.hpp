@@ -160,9 +160,10 @@ class Divisor {
 
   static constexpr T denorm_min = std::numeric_limits<T>::denorm_min();
 
+  /// Whether a positive normal v is an integer: subtracting its binary
+  /// digits from 2^exponent(v) down to 2^0 leaves nothing (each subtraction
+  /// is exact).
   KOKKOS_FUNCTION static constexpr bool is_integer(T v) {
-    // v >= 1, normal: v is an integer iff its fraction bits below 2^0 are
-    // zero, i.e. iff v - (v mod 1) == v; computed by peeling powers of two.
     T rest = v;
     for (T p = power_of_two(exponent(v)); p >= T(1); p /= T(2)) {
       if (rest >= p) rest -= p;
