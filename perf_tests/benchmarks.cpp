@@ -48,6 +48,12 @@ auto stencil_table() {
       StencilEntry<J2d9pt>{{8064, 8064}, 1000, 8, {9856, 9856}},
       StencilEntry<J2d9ptGol>{{8784, 8784}, 1000, 6, {10736, 10736}},
       StencilEntry<J2d25pt>{{8640, 8640}, 1000, 4, {10560, 10560}},
+      // The form the EBISU reference code computes (weights divided by 118
+      // beforehand): the rows to compare with its figures.
+      StencilEntry<J2d5ptPrescaled>{{8352, 8352}, 1000, 12, {10208, 10208}},
+      StencilEntry<J2d9ptPrescaled>{{8064, 8064}, 1000, 8, {9856, 9856}},
+      StencilEntry<J2d9ptGolPrescaled>{{8784, 8784}, 1000, 6, {10736, 10736}},
+      StencilEntry<J2d25ptPrescaled>{{8640, 8640}, 1000, 4, {10560, 10560}},
       StencilEntry<J3d7pt>{d3, 256, 8},
       StencilEntry<J3d13pt>{d3, 256, 5},
       StencilEntry<J3d17pt>{d3, 256, 6},

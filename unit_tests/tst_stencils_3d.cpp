@@ -13,7 +13,8 @@ constexpr std::array<int, 3> small{17, 23, 29};
 constexpr std::array<int, 3> large{37, 71, 131};
 
 TYPED_TEST(Stencils3D, J3d7pt) {
-  stencil_test::check_stencil<TypeParam>(stencil::suite::J3d7pt{}, small, large);
+  stencil_test::check_stencil<TypeParam>(stencil::suite::J3d7pt{}, small,
+                                         large);
 }
 TYPED_TEST(Stencils3D, J3d13pt) {
   stencil_test::check_stencil<TypeParam>(stencil::suite::J3d13pt{}, small,
@@ -26,6 +27,14 @@ TYPED_TEST(Stencils3D, J3d17pt) {
 TYPED_TEST(Stencils3D, J3d27pt) {
   stencil_test::check_stencil<TypeParam>(stencil::suite::J3d27pt{}, small,
                                          large);
+}
+TYPED_TEST(Stencils3D, J3d17ptPrescaled) {
+  stencil_test::check_stencil<TypeParam>(stencil::suite::J3d17ptPrescaled{},
+                                         small, large);
+}
+TYPED_TEST(Stencils3D, J3d27ptPrescaled) {
+  stencil_test::check_stencil<TypeParam>(stencil::suite::J3d27ptPrescaled{},
+                                         small, large);
 }
 TYPED_TEST(Stencils3D, Poisson19pt) {
   stencil_test::check_stencil<TypeParam>(stencil::suite::Poisson19pt{}, small,

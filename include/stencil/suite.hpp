@@ -7,9 +7,10 @@
 // declares `name` and `flops` (floating-point operations per cell), which
 // the benchmarks use; the library itself needs only rank, radius and shape.
 // Coefficients are converted to the grid's value type, so float grids
-// compute in float. The divisions by 118 and 159 go through
-// stencil::Divisor, which returns the plain division's bits for less work
-// on a GPU.
+// compute in float. The stencils whose update ends in a division (by 118 or
+// 159) come in two forms (`Division`): as STENCILS.md writes them, exact
+// through stencil::Divisor, and with the weights divided beforehand, as the
+// EBISU reference code computes them.
 
 #include <stencil/divisor.hpp>
 #include <stencil/traits.hpp>
@@ -18,71 +19,138 @@
 
 namespace stencil::suite {
 
-struct J2d5pt {
-  static constexpr char const* name = "j2d5pt";
+/// How a stencil whose update ends in a division by a constant (118 for the
+/// 2D stencils, 159 for j3d17pt and j3d27pt) applies it.
+enum class Division {
+  /// `(sum of w * in) / 118`, as STENCILS.md writes the update: exact, the
+  /// plain division's bits on every backend (through stencil::Divisor).
+  divided,
+  /// `sum of (w / 118) * in`: the weights divided beforehand, as the EBISU
+  /// reference code computes these stencils. The same stencil up to
+  /// rounding, without the division; the form its published figures (and
+  /// the temporal-blocking issue's targets) measure. Named `<name>-prescaled`.
+  prescaled
+};
+
+namespace detail {
+/// The weights and the final division of a stencil in form `D`: weights
+/// are written as STENCILS.md gives them and divided here when prescaled.
+/// Make it a constexpr local of the functor, so that both fold into
+/// constants.
+template <class T, Division D>
+class Normalisation {
+ public:
+  KOKKOS_FUNCTION constexpr explicit Normalisation(double divisor)
+      : m_divisor(divisor), m_by(T(divisor)) {}
+  KOKKOS_FUNCTION constexpr T weight(double w) const {
+    return D == Division::prescaled ? T(w / m_divisor) : T(w);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION T finish(T sum) const {
+    if constexpr (D == Division::prescaled) {
+      return sum;
+    } else {
+      return sum / m_by;
+    }
+  }
+
+ private:
+  double m_divisor;
+  Divisor<T> m_by;
+};
+
+template <Division D>
+constexpr char const* form_name(char const* divided, char const* prescaled) {
+  return D == Division::divided ? divided : prescaled;
+}
+}  // namespace detail
+
+template <Division D>
+struct J2d5ptForm {
+  static constexpr char const* name =
+      detail::form_name<D>("j2d5pt", "j2d5pt-prescaled");
   static constexpr int rank = 2, radius = 1, flops = 10;
   static constexpr Shape shape = Shape::star;
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
     using T = typename In::value_type;
-    constexpr Divisor<T> by_118(T(118));
-    return (T(5) * in(-1, 0) + T(12) * in(0, -1) + T(15) * in(0, 0) +
-            T(12) * in(0, 1) + T(5) * in(1, 0)) /
-           by_118;
+    constexpr detail::Normalisation<T, D> n(118);
+    return n.finish(n.weight(5) * in(-1, 0) + n.weight(12) * in(0, -1) +
+                    n.weight(15) * in(0, 0) + n.weight(12) * in(0, 1) +
+                    n.weight(5) * in(1, 0));
   }
 };
+using J2d5pt = J2d5ptForm<Division::divided>;
+using J2d5ptPrescaled = J2d5ptForm<Division::prescaled>;
 
-struct J2d9pt {
-  static constexpr char const* name = "j2d9pt";
+template <Division D>
+struct J2d9ptForm {
+  static constexpr char const* name =
+      detail::form_name<D>("j2d9pt", "j2d9pt-prescaled");
   static constexpr int rank = 2, radius = 2, flops = 18;
   static constexpr Shape shape = Shape::star;
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
     using T = typename In::value_type;
-    constexpr Divisor<T> by_118(T(118));
-    return (T(7) * in(-2, 0) + T(5) * in(-1, 0) + T(9) * in(0, -2) +
-            T(12) * in(0, -1) + T(15) * in(0, 0) + T(12) * in(0, 1) +
-            T(9) * in(0, 2) + T(5) * in(1, 0) + T(7) * in(2, 0)) /
-           by_118;
+    constexpr detail::Normalisation<T, D> n(118);
+    return n.finish(n.weight(7) * in(-2, 0) + n.weight(5) * in(-1, 0) +
+                    n.weight(9) * in(0, -2) + n.weight(12) * in(0, -1) +
+                    n.weight(15) * in(0, 0) + n.weight(12) * in(0, 1) +
+                    n.weight(9) * in(0, 2) + n.weight(5) * in(1, 0) +
+                    n.weight(7) * in(2, 0));
   }
 };
+using J2d9pt = J2d9ptForm<Division::divided>;
+using J2d9ptPrescaled = J2d9ptForm<Division::prescaled>;
 
-struct J2d9ptGol {
-  static constexpr char const* name = "j2d9pt-gol";
+template <Division D>
+struct J2d9ptGolForm {
+  static constexpr char const* name =
+      detail::form_name<D>("j2d9pt-gol", "j2d9pt-gol-prescaled");
   static constexpr int rank = 2, radius = 1, flops = 18;
   static constexpr Shape shape = Shape::box;
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
     using T = typename In::value_type;
-    constexpr Divisor<T> by_118(T(118));
-    return (T(7) * in(-1, -1) + T(5) * in(-1, 0) + T(9) * in(-1, 1) +
-            T(12) * in(0, -1) + T(15) * in(0, 0) + T(12) * in(0, 1) +
-            T(9) * in(1, -1) + T(5) * in(1, 0) + T(7) * in(1, 1)) /
-           by_118;
+    constexpr detail::Normalisation<T, D> n(118);
+    return n.finish(n.weight(7) * in(-1, -1) + n.weight(5) * in(-1, 0) +
+                    n.weight(9) * in(-1, 1) + n.weight(12) * in(0, -1) +
+                    n.weight(15) * in(0, 0) + n.weight(12) * in(0, 1) +
+                    n.weight(9) * in(1, -1) + n.weight(5) * in(1, 0) +
+                    n.weight(7) * in(1, 1));
   }
 };
+using J2d9ptGol = J2d9ptGolForm<Division::divided>;
+using J2d9ptGolPrescaled = J2d9ptGolForm<Division::prescaled>;
 
-struct J2d25pt {
-  static constexpr char const* name = "j2d25pt";
+template <Division D>
+struct J2d25ptForm {
+  static constexpr char const* name =
+      detail::form_name<D>("j2d25pt", "j2d25pt-prescaled");
   static constexpr int rank = 2, radius = 2, flops = 25;
   static constexpr Shape shape = Shape::box;
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
     using T = typename In::value_type;
-    constexpr Divisor<T> by_118(T(118));
-    return (T(1) * in(-2, -2) + T(2) * in(-2, -1) + T(3) * in(-2, 0) +
-            T(4) * in(-2, 1) + T(5) * in(-2, 2) +  //
-            T(7) * in(-1, -2) + T(7) * in(-1, -1) + T(5) * in(-1, 0) +
-            T(7) * in(-1, 1) + T(6) * in(-1, 2) +  //
-            T(8) * in(0, -2) + T(12) * in(0, -1) + T(15) * in(0, 0) +
-            T(12) * in(0, 1) + T(12) * in(0, 2) +  //
-            T(9) * in(1, -2) + T(9) * in(1, -1) + T(5) * in(1, 0) +
-            T(7) * in(1, 1) + T(15) * in(1, 2) +  //
-            T(10) * in(2, -2) + T(11) * in(2, -1) + T(12) * in(2, 0) +
-            T(13) * in(2, 1) + T(14) * in(2, 2)) /
-           by_118;
+    constexpr detail::Normalisation<T, D> n(118);
+    return n.finish(n.weight(1) * in(-2, -2) + n.weight(2) * in(-2, -1) +
+                    n.weight(3) * in(-2, 0) + n.weight(4) * in(-2, 1) +
+                    n.weight(5) * in(-2, 2) +  //
+                    n.weight(7) * in(-1, -2) + n.weight(7) * in(-1, -1) +
+                    n.weight(5) * in(-1, 0) + n.weight(7) * in(-1, 1) +
+                    n.weight(6) * in(-1, 2) +  //
+                    n.weight(8) * in(0, -2) + n.weight(12) * in(0, -1) +
+                    n.weight(15) * in(0, 0) + n.weight(12) * in(0, 1) +
+                    n.weight(12) * in(0, 2) +  //
+                    n.weight(9) * in(1, -2) + n.weight(9) * in(1, -1) +
+                    n.weight(5) * in(1, 0) + n.weight(7) * in(1, 1) +
+                    n.weight(15) * in(1, 2) +  //
+                    n.weight(10) * in(2, -2) + n.weight(11) * in(2, -1) +
+                    n.weight(12) * in(2, 0) + n.weight(13) * in(2, 1) +
+                    n.weight(14) * in(2, 2));
   }
 };
+using J2d25pt = J2d25ptForm<Division::divided>;
+using J2d25ptPrescaled = J2d25ptForm<Division::prescaled>;
 
 struct J3d7pt {
   static constexpr char const* name = "j3d7pt";
@@ -105,61 +173,69 @@ struct J3d13pt {
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
     using T = typename In::value_type;
-    return T(0.083) * (in(0, 0, -2) + in(0, 0, -1) + in(0, 0, 1) +
-                       in(0, 0, 2) + in(0, -2, 0) + in(0, -1, 0) +
-                       in(0, 1, 0) + in(0, 2, 0) + in(-2, 0, 0) +
-                       in(-1, 0, 0) + in(1, 0, 0) + in(2, 0, 0)) -
+    return T(0.083) *
+               (in(0, 0, -2) + in(0, 0, -1) + in(0, 0, 1) + in(0, 0, 2) +
+                in(0, -2, 0) + in(0, -1, 0) + in(0, 1, 0) + in(0, 2, 0) +
+                in(-2, 0, 0) + in(-1, 0, 0) + in(1, 0, 0) + in(2, 0, 0)) -
            T(0.996) * in(0, 0, 0);
   }
 };
 
-struct J3d17pt {
-  static constexpr char const* name = "j3d17pt";
+template <Division D>
+struct J3d17ptForm {
+  static constexpr char const* name =
+      detail::form_name<D>("j3d17pt", "j3d17pt-prescaled");
   static constexpr int rank = 3, radius = 1, flops = 34;
   static constexpr Shape shape = Shape::box;
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
     using T = typename In::value_type;
-    constexpr Divisor<T> by_159(T(159));
-    return (T(0.50) * (in(-1, -1, -1) + in(-1, -1, 1) + in(-1, 1, -1) +
-                       in(-1, 1, 1)) +
-            T(0.51) * in(0, -1, -1) + T(0.71) * in(0, -1, 0) +
-            T(0.91) * in(0, -1, 1) + T(1.21) * in(0, 0, -1) +
-            T(1.51) * in(0, 0, 0) + T(1.21) * in(0, 0, 1) +
-            T(0.91) * in(0, 1, -1) + T(0.71) * in(0, 1, 0) +
-            T(0.51) * in(0, 1, 1) +
-            T(0.52) * (in(1, -1, -1) + in(1, -1, 1) + in(1, 1, -1) +
-                       in(1, 1, 1))) /
-           by_159;
+    constexpr detail::Normalisation<T, D> n(159);
+    return n.finish(
+        n.weight(0.50) *
+            (in(-1, -1, -1) + in(-1, -1, 1) + in(-1, 1, -1) + in(-1, 1, 1)) +
+        n.weight(0.51) * in(0, -1, -1) + n.weight(0.71) * in(0, -1, 0) +
+        n.weight(0.91) * in(0, -1, 1) + n.weight(1.21) * in(0, 0, -1) +
+        n.weight(1.51) * in(0, 0, 0) + n.weight(1.21) * in(0, 0, 1) +
+        n.weight(0.91) * in(0, 1, -1) + n.weight(0.71) * in(0, 1, 0) +
+        n.weight(0.51) * in(0, 1, 1) +
+        n.weight(0.52) *
+            (in(1, -1, -1) + in(1, -1, 1) + in(1, 1, -1) + in(1, 1, 1)));
   }
 };
+using J3d17pt = J3d17ptForm<Division::divided>;
+using J3d17ptPrescaled = J3d17ptForm<Division::prescaled>;
 
-struct J3d27pt {
-  static constexpr char const* name = "j3d27pt";
+template <Division D>
+struct J3d27ptForm {
+  static constexpr char const* name =
+      detail::form_name<D>("j3d27pt", "j3d27pt-prescaled");
   static constexpr int rank = 3, radius = 1, flops = 54;
   static constexpr Shape shape = Shape::box;
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
     using T = typename In::value_type;
-    constexpr Divisor<T> by_159(T(159));
-    return (T(0.5) * in(-1, -1, -1) + T(0.7) * in(-1, -1, 0) +
-            T(0.9) * in(-1, -1, 1) + T(1.2) * in(-1, 0, -1) +
-            T(1.5) * in(-1, 0, 0) + T(1.2) * in(-1, 0, 1) +
-            T(0.9) * in(-1, 1, -1) + T(0.7) * in(-1, 1, 0) +
-            T(0.5) * in(-1, 1, 1) +  //
-            T(0.51) * in(0, -1, -1) + T(0.71) * in(0, -1, 0) +
-            T(0.91) * in(0, -1, 1) + T(1.21) * in(0, 0, -1) +
-            T(1.51) * in(0, 0, 0) + T(1.21) * in(0, 0, 1) +
-            T(0.91) * in(0, 1, -1) + T(0.71) * in(0, 1, 0) +
-            T(0.51) * in(0, 1, 1) +  //
-            T(0.52) * in(1, -1, -1) + T(0.72) * in(1, -1, 0) +
-            T(0.92) * in(1, -1, 1) + T(1.22) * in(1, 0, -1) +
-            T(1.52) * in(1, 0, 0) + T(1.22) * in(1, 0, 1) +
-            T(0.92) * in(1, 1, -1) + T(0.72) * in(1, 1, 0) +
-            T(0.52) * in(1, 1, 1)) /
-           by_159;
+    constexpr detail::Normalisation<T, D> n(159);
+    return n.finish(
+        n.weight(0.5) * in(-1, -1, -1) + n.weight(0.7) * in(-1, -1, 0) +
+        n.weight(0.9) * in(-1, -1, 1) + n.weight(1.2) * in(-1, 0, -1) +
+        n.weight(1.5) * in(-1, 0, 0) + n.weight(1.2) * in(-1, 0, 1) +
+        n.weight(0.9) * in(-1, 1, -1) + n.weight(0.7) * in(-1, 1, 0) +
+        n.weight(0.5) * in(-1, 1, 1) +  //
+        n.weight(0.51) * in(0, -1, -1) + n.weight(0.71) * in(0, -1, 0) +
+        n.weight(0.91) * in(0, -1, 1) + n.weight(1.21) * in(0, 0, -1) +
+        n.weight(1.51) * in(0, 0, 0) + n.weight(1.21) * in(0, 0, 1) +
+        n.weight(0.91) * in(0, 1, -1) + n.weight(0.71) * in(0, 1, 0) +
+        n.weight(0.51) * in(0, 1, 1) +  //
+        n.weight(0.52) * in(1, -1, -1) + n.weight(0.72) * in(1, -1, 0) +
+        n.weight(0.92) * in(1, -1, 1) + n.weight(1.22) * in(1, 0, -1) +
+        n.weight(1.52) * in(1, 0, 0) + n.weight(1.22) * in(1, 0, 1) +
+        n.weight(0.92) * in(1, 1, -1) + n.weight(0.72) * in(1, 1, 0) +
+        n.weight(0.52) * in(1, 1, 1));
   }
 };
+using J3d27pt = J3d27ptForm<Division::divided>;
+using J3d27ptPrescaled = J3d27ptForm<Division::prescaled>;
 
 struct Poisson19pt {
   static constexpr char const* name = "poisson";
@@ -169,12 +245,12 @@ struct Poisson19pt {
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
     using T = typename In::value_type;
     return T(2.666) * in(0, 0, 0) -
-           T(0.166) * (in(-1, 0, 0) + in(1, 0, 0) + in(0, -1, 0) +
-                       in(0, 1, 0) + in(0, 0, -1) + in(0, 0, 1)) -
-           T(0.0833) * (in(-1, -1, 0) + in(-1, 1, 0) + in(1, -1, 0) +
-                        in(1, 1, 0) + in(-1, 0, -1) + in(-1, 0, 1) +
-                        in(1, 0, -1) + in(1, 0, 1) + in(0, -1, -1) +
-                        in(0, -1, 1) + in(0, 1, -1) + in(0, 1, 1));
+           T(0.166) * (in(-1, 0, 0) + in(1, 0, 0) + in(0, -1, 0) + in(0, 1, 0) +
+                       in(0, 0, -1) + in(0, 0, 1)) -
+           T(0.0833) *
+               (in(-1, -1, 0) + in(-1, 1, 0) + in(1, -1, 0) + in(1, 1, 0) +
+                in(-1, 0, -1) + in(-1, 0, 1) + in(1, 0, -1) + in(1, 0, 1) +
+                in(0, -1, -1) + in(0, -1, 1) + in(0, 1, -1) + in(0, 1, 1));
   }
 };
 
@@ -188,7 +264,8 @@ struct Heat1D {
                 "stencil::suite::Heat1D: Radius must be 1, 2 or 3");
   static constexpr char const* name =
       Radius == 1 ? "heat1d-r1" : (Radius == 2 ? "heat1d-r2" : "heat1d-r3");
-  static constexpr int rank = 1, radius = Radius, flops = 2 * (2 * Radius + 1) + 1;
+  static constexpr int rank = 1, radius = Radius,
+                       flops = 2 * (2 * Radius + 1) + 1;
   static constexpr Shape shape = Shape::star;
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {

@@ -103,6 +103,13 @@ TEST(TemporalBlocking, J2d25pt) {
   STENCIL_REQUIRE_GPU();
   check_all_depths(stencil::suite::J2d25pt{}, {37, 53}, {301, 1117});
 }
+TEST(TemporalBlocking, Prescaled2D) {
+  STENCIL_REQUIRE_GPU();
+  check_all_depths(stencil::suite::J2d5ptPrescaled{}, {37, 53}, {301, 1117});
+  check_all_depths(stencil::suite::J2d9ptPrescaled{}, {37, 53}, {301, 1117});
+  check_all_depths(stencil::suite::J2d9ptGolPrescaled{}, {37, 53}, {301, 1117});
+  check_all_depths(stencil::suite::J2d25ptPrescaled{}, {37, 53}, {301, 1117});
+}
 TEST(TemporalBlocking, Heat1D) {
   STENCIL_REQUIRE_GPU();
   check_all_depths(stencil::suite::Heat1D<1>{}, {1001}, {100003});

@@ -50,7 +50,8 @@ inline constexpr int threads_per_block = 256;  // rank 1
 /// from the sm_90 register counts of the suite (`cuobjdump -res-usage`) so
 /// that no 512-thread kernel spills: with the branch-free division
 /// (stencil::Divisor) the float radius-1 box spilled at 36 window
-/// registers and the double radius-2 box at 32.
+/// registers and the double radius-2 box at 32; with the per-warp step
+/// modes the double radius-1 box at 48.
 template <class T, class Op>
 constexpr int threads_2d_at(int depth) {
   int const window_registers =
@@ -59,8 +60,8 @@ constexpr int threads_2d_at(int depth) {
   if constexpr (Op::shape == Shape::box) {
     if (Op::radius >= 2) {
       budget = sizeof(T) == 8 ? 16 : 32;
-    } else if (sizeof(T) == 4) {
-      budget = 30;
+    } else {
+      budget = sizeof(T) == 8 ? 40 : 30;
     }
   }
   return window_registers <= budget ? 512 : 256;
@@ -146,12 +147,21 @@ struct Params2D {
   int rows_per_block;  // of the strips' rows laid end to end
 };
 
-/// How a step computes its cells. `compute`: every cell is interior.
-/// `copy`: the thread's column is a boundary column (or beyond), whose
-/// values never change. `guarded`: some rows of the step are boundary rows
-/// (or beyond); a per-cell select. Keeping the selects out of the common
-/// path matters: they split the code into regions the compiler cannot
-/// interleave, which costs the ILP the low-occupancy design lives on.
+/// How a warp computes the cells of a step. Chosen per warp, so that no
+/// warp runs two of them one after the other: a warp that straddles the
+/// grid's left or right edge ran `compute` and `copy` both, and its block,
+/// waiting for it at every barrier, set the kernel's time (ncu: the slowest
+/// SM 16% behind the average). It runs `guarded` now, which costs less
+/// than the two; a fourth variant for it cost more registers in every
+/// variant than it saved.
+///  - `compute`: every cell of the warp is interior.
+///  - `copy`: every column of the warp is a boundary column (or beyond),
+///    whose values never change.
+///  - `guarded`: some rows of the step are boundary rows (or beyond), or
+///    some columns of the warp are; a per-cell select.
+/// Keeping the selects out of the common path matters: they split the code
+/// into regions the compiler cannot interleave, which costs the ILP the
+/// low-occupancy design lives on.
 enum class StepMode { compute, copy, guarded };
 
 /// One segment: output rows [y_begin, y_end) of `strip`.
@@ -264,6 +274,7 @@ __device__ __forceinline__ void stream_segment(Params2D<T, Op> const& p,
   using Compute = std::integral_constant<StepMode, StepMode::compute>;
   using Copy = std::integral_constant<StepMode, StepMode::copy>;
   using Guarded = std::integral_constant<StepMode, StepMode::guarded>;
+  unsigned const interior_lanes = __ballot_sync(~0u, x_interior);
   for (int k0 = 0; k0 < iterations; k0 += U) {
     // Rows every level touches in these U iterations.
     bool const rows_interior =
@@ -272,14 +283,14 @@ __device__ __forceinline__ void stream_segment(Params2D<T, Op> const& p,
       (
           [&] {
             constexpr std::integral_constant<int, Phase> phase{};
-            if (!rows_interior) {
-              step(Guarded{}, phase, k0 + Phase);
-            } else if (x_interior) {
+            // One call site per mode: each inlines the whole step, and a
+            // second copy of one cost instruction-cache misses.
+            if (interior_lanes == 0u) {
+              step(Copy{}, phase, k0 + Phase);
+            } else if (rows_interior && interior_lanes == ~0u) {
               step(Compute{}, phase, k0 + Phase);
             } else {
-              // Diverges only in the warps that straddle the grid's left
-              // or right edge.
-              step(Copy{}, phase, k0 + Phase);
+              step(Guarded{}, phase, k0 + Phase);
             }
             __syncthreads();
           }(),
