@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "machine.hpp"
 
+#include <stencil/stencil.hpp>
+
 #include <Kokkos_Core.hpp>
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -315,6 +317,16 @@ Ceilings measure_ceilings(bool quick) {
     c.fp32_gflops = g.sm_count * lanes.fp32 * 2.0 * clock_hz / 1e9;
     // 32 banks of 4 bytes per SM and clock.
     c.shared_gbs = g.sm_count * 128.0 * clock_hz / 1e9;
+#if STENCIL_ENABLE_NATIVE_CUDA
+    // What a device-tiling kernel pays per streamed plane; 20000 barriers
+    // make the launch's own cost negligible.
+    using stencil::native_cuda::BarrierKind;
+    int const rounds = quick ? 2000 : 20000;
+    c.barrier_us_grid_sync = stencil::native_cuda::barrier_microseconds(
+        BarrierKind::grid_sync, 1, 256, rounds);
+    c.barrier_us_counter = stencil::native_cuda::barrier_microseconds(
+        BarrierKind::counter, 1, 256, rounds);
+#endif
   }
 #endif
   return c;
@@ -336,6 +348,10 @@ Facts ceiling_facts(Ceilings const& c) {
                  fixed(c.dram_gcells(sizeof(float)), 3));
   if (c.shared_gbs > 0) {
     f.emplace_back("shared_memory_ceiling_GB/s", fixed(c.shared_gbs, 0));
+  }
+  if (c.barrier_us_grid_sync > 0) {
+    f.emplace_back("barrier_us_grid_sync", fixed(c.barrier_us_grid_sync, 3));
+    f.emplace_back("barrier_us_counter", fixed(c.barrier_us_counter, 3));
   }
   if (c.fp64_gflops > 0) {
     f.emplace_back("fp64_peak_GFLOP/s", fixed(c.fp64_gflops, 0));
@@ -360,6 +376,11 @@ std::string ceiling_summary(Ceilings const& c) {
       << fixed(c.dram_gcells(sizeof(float)), 2) << " GCells/s (float)\n";
   if (c.shared_gbs > 0) {
     out << "shared memory: " << fixed(c.shared_gbs, 0) << " GB/s\n";
+  }
+  if (c.barrier_us_grid_sync > 0) {
+    out << "device-wide barrier, one 256-thread block per SM: grid sync "
+        << fixed(c.barrier_us_grid_sync, 2) << " us, counter "
+        << fixed(c.barrier_us_counter, 2) << " us\n";
   }
   if (c.fp64_gflops > 0) {
     out << "FP peak: " << fixed(c.fp64_gflops, 0) << " GFLOP/s (FP64), "

@@ -34,6 +34,11 @@ struct Ceilings {
   double fp64_gflops = 0;
   double fp32_gflops = 0;
   double shared_gbs = 0;  ///< shared-memory bandwidth, all SMs
+  /// Microseconds per device-wide barrier (native CUDA builds; 0 where not
+  /// measured), one 256-thread block per SM: CUDA's grid sync and the
+  /// native backend's counter barrier (native_cuda/common/grid_barrier.hpp).
+  double barrier_us_grid_sync = 0;
+  double barrier_us_counter = 0;
 
   double fp_gflops(std::size_t value_size) const {
     return value_size == sizeof(float) ? fp32_gflops : fp64_gflops;

@@ -6,6 +6,7 @@
 // each (temporal_blocking/; device tiling and prefetch to come).
 #pragma once
 
+#include <native_cuda/common/grid_barrier.hpp>
 #include <native_cuda/temporal_blocking/launch.hpp>
 
 #include <stencil/detail/backend_trait.hpp>
@@ -38,8 +39,9 @@ struct Native<Kokkos::Cuda> {
         return;
       }
     }
-    throw_error("the native CUDA backend has no kernel for this plan's "
-                "policy; make the plan with stencil::plan");
+    throw_error(
+        "the native CUDA backend has no kernel for this plan's "
+        "policy; make the plan with stencil::plan");
   }
 };
 

@@ -197,6 +197,11 @@ def context_table(context):
                                  f"{c.get('fp32_peak_GFLOP/s', '?')} GFLOP/s (FP32)"))
     if "shared_memory_ceiling_GB/s" in c:
         lines.append(("shared memory", c["shared_memory_ceiling_GB/s"] + " GB/s"))
+    if "barrier_us_grid_sync" in c:
+        lines.append(("device-wide barrier",
+                      f"grid sync {c['barrier_us_grid_sync']} us, counter "
+                      f"{c.get('barrier_us_counter', '?')} us "
+                      "(one 256-thread block per SM)"))
     lines += [
         ("mode", f"{c.get('mode', '?')}, {c.get('repetitions', '?')} repetitions"),
         ("date", c.get("date", "?")),
