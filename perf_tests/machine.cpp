@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "machine.hpp"
 
-#include <stencil/stencil.hpp>
+#include <stencil/config.hpp>
+#if STENCIL_ENABLE_NATIVE_CUDA
+#include <native_cuda/common/grid_barrier.hpp>
+#endif
 
 #include <Kokkos_Core.hpp>
 

@@ -8,6 +8,7 @@
 #include "stencil_test_spaces.hpp"
 
 #include <stencil/stencil.hpp>
+#include <stencil/suite.hpp>
 
 #include <gtest/gtest.h>
 
@@ -96,6 +97,17 @@ void check_stencil(Op const& op, std::array<int, Op::rank> const& small,
     check_type<Space, double, Op, Rank>(op, extents, c);
     check_type<Space, float, Op, Rank>(op, extents, c);
   }
+}
+
+/// Both forms of a suite stencil that divides (stencil::suite::Division):
+/// other arithmetic, the same checks.
+template <class Space, template <stencil::suite::Division> class Form,
+          std::size_t Rank>
+void check_both_forms(std::array<int, Rank> const& small,
+                      std::array<int, Rank> const& large) {
+  check_stencil<Space>(Form<stencil::suite::Division::divided>{}, small, large);
+  check_stencil<Space>(Form<stencil::suite::Division::prescaled>{}, small,
+                       large);
 }
 
 }  // namespace stencil_test

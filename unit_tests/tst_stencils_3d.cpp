@@ -20,21 +20,14 @@ TYPED_TEST(Stencils3D, J3d13pt) {
   stencil_test::check_stencil<TypeParam>(stencil::suite::J3d13pt{}, small,
                                          large);
 }
+// In both forms, exact division and prescaled weights.
 TYPED_TEST(Stencils3D, J3d17pt) {
-  stencil_test::check_stencil<TypeParam>(stencil::suite::J3d17pt{}, small,
-                                         large);
+  stencil_test::check_both_forms<TypeParam, stencil::suite::J3d17ptForm>(small,
+                                                                         large);
 }
 TYPED_TEST(Stencils3D, J3d27pt) {
-  stencil_test::check_stencil<TypeParam>(stencil::suite::J3d27pt{}, small,
-                                         large);
-}
-TYPED_TEST(Stencils3D, J3d17ptPrescaled) {
-  stencil_test::check_stencil<TypeParam>(stencil::suite::J3d17ptPrescaled{},
-                                         small, large);
-}
-TYPED_TEST(Stencils3D, J3d27ptPrescaled) {
-  stencil_test::check_stencil<TypeParam>(stencil::suite::J3d27ptPrescaled{},
-                                         small, large);
+  stencil_test::check_both_forms<TypeParam, stencil::suite::J3d27ptForm>(small,
+                                                                         large);
 }
 TYPED_TEST(Stencils3D, Poisson19pt) {
   stencil_test::check_stencil<TypeParam>(stencil::suite::Poisson19pt{}, small,

@@ -6,7 +6,6 @@
 // each (temporal_blocking/; device tiling and prefetch to come).
 #pragma once
 
-#include <native_cuda/common/grid_barrier.hpp>
 #include <native_cuda/temporal_blocking/launch.hpp>
 
 #include <stencil/detail/backend_trait.hpp>

@@ -36,14 +36,14 @@ namespace detail {
 /// The weights and the final division of a stencil in form `D`: weights
 /// are written as STENCILS.md gives them and divided here when prescaled.
 /// Make it a constexpr local of the functor, so that both fold into
-/// constants.
+/// constants. The divisor must be exact in T (118 and 159 are): prescaled
+/// weights are divided in double, then rounded once to T.
 template <class T, Division D>
 class Normalisation {
  public:
-  KOKKOS_FUNCTION constexpr explicit Normalisation(double divisor)
-      : m_divisor(divisor), m_by(T(divisor)) {}
+  KOKKOS_FUNCTION constexpr explicit Normalisation(T divisor) : m_by(divisor) {}
   KOKKOS_FUNCTION constexpr T weight(double w) const {
-    return D == Division::prescaled ? T(w / m_divisor) : T(w);
+    return D == Division::prescaled ? T(w / double(m_by.value())) : T(w);
   }
   KOKKOS_FORCEINLINE_FUNCTION T finish(T sum) const {
     if constexpr (D == Division::prescaled) {
@@ -54,7 +54,6 @@ class Normalisation {
   }
 
  private:
-  double m_divisor;
   Divisor<T> m_by;
 };
 

@@ -2,7 +2,8 @@
 // Device-wide barriers: every block sees every other block's writes from
 // before the barrier, and none overwrites before all have read; grids that
 // cannot be resident together are refused before they launch.
-#include <stencil/stencil.hpp>
+#include <native_cuda/common/grid_barrier.hpp>
+#include <stencil/error.hpp>
 
 #include <gtest/gtest.h>
 

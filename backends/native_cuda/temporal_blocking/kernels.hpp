@@ -50,8 +50,8 @@ inline constexpr int threads_per_block = 256;  // rank 1
 /// from the sm_90 register counts of the suite (`cuobjdump -res-usage`) so
 /// that no 512-thread kernel spills: with the branch-free division
 /// (stencil::Divisor) the float radius-1 box spilled at 36 window
-/// registers and the double radius-2 box at 32; with the per-warp step
-/// modes the double radius-1 box at 48.
+/// registers and the double radius-2 box at 32; the prescaled double
+/// radius-1 box (stencil::suite::J2d9ptGolPrescaled) at 48.
 template <class T, class Op>
 constexpr int threads_2d_at(int depth) {
   int const window_registers =
