@@ -7,8 +7,14 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace stencil::native_cuda {
+
+/// The largest dynamic shared memory a block can have today (227 KiB on
+/// Hopper): what the compile-time choices of tile width and depth assume.
+/// The plan checks the actual device's limit.
+inline constexpr std::size_t max_shared_per_block = 232448;
 
 /// What the native kernels size themselves by, for the device Kokkos::Cuda
 /// runs on. Kokkos caches these properties at initialisation, so a plan
@@ -28,6 +34,28 @@ inline DeviceLimits current_device_limits() {
   d.compute_capability = prop.major * 10 + prop.minor;
   d.shared_per_block_optin = prop.sharedMemPerBlockOptin;
   return d;
+}
+
+/// "1-5, 7-9": the depths in 1..deepest for which `fits(depth)` holds,
+/// as ranges. A depth can fail alone in the middle (its kernel spills
+/// registers while a deeper one, on a narrower block, does not), so an
+/// error names all of them, not only the largest.
+template <class Fits>
+std::string fitting_depths(int deepest, Fits&& fits) {
+  std::string text;
+  for (int depth = 1; depth <= deepest;) {
+    if (!fits(depth)) {
+      ++depth;
+      continue;
+    }
+    int last = depth;
+    while (last + 1 <= deepest && fits(last + 1)) ++last;
+    if (!text.empty()) text += ", ";
+    text += std::to_string(depth);
+    if (last > depth) text += "-" + std::to_string(last);
+    depth = last + 1;
+  }
+  return text.empty() ? "none" : text;
 }
 
 }  // namespace stencil::native_cuda

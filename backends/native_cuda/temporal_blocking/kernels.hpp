@@ -1,24 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 // Low-occupancy deep temporal blocking (after EBISU, Zhang et al., ICS'23):
-// one 256-thread block per SM keeps a strip of the grid on chip for `depth`
-// time steps.
+// one block of 256 to 512 threads per SM keeps a strip of the grid on chip
+// for `depth` time steps.
 //
-// Rank 2: a block owns a strip of 256 or 512 columns (its valid width plus
+// Rank 2: a block owns a strip of 256, 384 or 512 columns (its valid width plus
 // an overlapped halo of depth*radius columns on each side, recomputed by the
 // neighbouring strips), one column per thread, and streams down the rows,
-// four rows per level per iteration. Level t works `lag` = 4 + r rows behind
-// level t-1, which makes every value a level reads from another thread one
-// finished in an earlier iteration: a single barrier per iteration, however
-// deep the blocking, and no dependency between the levels inside an
-// iteration (they overlap; this is the kernel's instruction-level
-// parallelism). Each level keeps:
+// `rows` rows per level per iteration (3 for stars, 4 for boxes). Level t
+// works `lag` = rows + r rows behind level t-1, which makes every value a
+// level reads from another thread one finished in an earlier iteration: a
+// single barrier per iteration, however deep the blocking, and no
+// dependency between the levels inside an iteration (they overlap; this is
+// the kernel's instruction-level parallelism). Each level keeps:
 //  - its own column's recent values in registers (a window of lag + r
 //    rows): every in(dy, 0) tap is a register read;
 //  - its recent rows in a shared-memory ring of `ring` rows, read only for
 //    the in(dy, dx != 0) taps of the neighbouring columns.
-// The ring holds a multiple of 4 rows and the iteration loop is unrolled by
-// ring/4, so every ring slot, and every shared-memory address, is a
-// compile-time offset from the thread's column.
+// The ring holds a multiple of `rows` rows and the iteration loop is
+// unrolled by ring/rows, so every ring slot, and every shared-memory
+// address, is a compile-time offset from the thread's column.
 //
 // Blocks take equal shares of the strips' rows laid end to end (a share may
 // end in one strip and continue in the next), so every SM gets the same work
@@ -27,6 +27,8 @@
 // Rank 1: a block loads a tile plus halo once and runs `depth` steps on it
 // in shared memory, ping-ponging two buffers.
 #pragma once
+
+#include <native_cuda/common/device.hpp>
 
 #include <stencil/detail/neighbourhood.hpp>
 #include <stencil/traits.hpp>
@@ -41,41 +43,82 @@ namespace stencil::native_cuda::temporal_blocking {
 
 inline constexpr int threads_per_block = 256;  // rank 1
 
-/// Threads (and columns) of a rank-2 block. Shallow pipelines need few
-/// registers per thread, so they take 512 threads (at most 128 registers
-/// each): twice the warps to hide the FP64 latency chains and a wider
-/// strip, so less halo to recompute. Deeper ones keep 256 threads and up to
-/// 255 registers. The bound is on the registers the windows take (below),
-/// with less room for boxes, whose taps need more temporaries. It was set
-/// from the sm_90 register counts of the suite (`cuobjdump -res-usage`) so
-/// that no 512-thread kernel spills: with the branch-free division
-/// (stencil::Divisor) the float radius-1 box spilled at 36 window
-/// registers and the double radius-2 box at 32; the prescaled double
-/// radius-1 box (stencil::suite::J2d9ptGolPrescaled) at 48.
+/// Rows a rank-2 level computes per iteration. A level's ring must hold
+/// its live rows (lag + rows, plus r for a box) rounded up to a multiple of
+/// `rows`. For a star, 3 rows fill the ring exactly (radius 1: 7 live rows
+/// in 9 slots, against 9 in 12 with 4 rows), and the freed shared memory
+/// takes double radius 1 from depth 9 to 12 at 256 columns (H200, j2d5pt
+/// prescaled 10208²: 936 against 868 GCells/s; float at depth 12 on 512
+/// columns: 1698 against 1512 at depth 8). A box reads rows + 2r rows of
+/// each neighbouring column per iteration, so it keeps 4 rows: fewer rows
+/// read more per cell (j2d25pt, 3 to 8 rows at depths 3 to 7: none beat 4
+/// rows at depth 6, 324 GCells/s).
+template <class Op>
+constexpr int rows_2d_for() {
+  return Op::shape == Shape::star ? 3 : 4;
+}
+
+/// Window registers (the per-level register windows, the bulk of a
+/// pipeline's registers) that a `threads`-wide block of stencil `Op` on `T`
+/// may take without spilling: the register file allows 128 per thread at
+/// 512 threads, 168 at 384 and 255 at 256. Boxes get less room, their taps
+/// need more temporaries. Set from the sm_90 register counts of the suite
+/// (`cuobjdump -res-usage`), both forms: at 512 threads the exact float
+/// radius-1 box spilled at 36 window registers, the double radius-2 box at
+/// 32 and the prescaled double radius-1 box at 48, while a float star at 60
+/// took 116 registers; at 384 the double radius-1 box spilled at 84, while
+/// a double radius-2 star at 98 and a double radius-2 box at 96 did not.
+template <class T, class Op>
+constexpr int window_register_budget(int threads) {
+  bool const dbl = sizeof(T) == 8;
+  bool const box = Op::shape == Shape::box;
+  if (threads <= 256) return 1 << 20;  // 255 registers: the depth decides
+  if (threads <= 384) {
+    if (!box) return dbl ? 100 : 84;
+    return Op::radius >= 2 ? (dbl ? 96 : 48) : (dbl ? 72 : 48);
+  }
+  if (!box) return dbl ? 48 : 60;
+  return Op::radius >= 2 ? (dbl ? 16 : 32) : (dbl ? 40 : 30);
+}
+
+/// Threads (and columns) of a rank-2 block at `depth`: the widest of 512,
+/// 384 and 256 whose register windows fit its budget and whose rings fit
+/// in shared memory. A wider block has more warps to hide the FP64 latency
+/// chains and less halo to recompute per valid column; a narrower one
+/// holds more levels (H200, prescaled suite, larger domains: the radius-2
+/// star at depth 7 on 384 columns 586 GCells/s against 563 at depth 8 on
+/// 256, the radius-1 box at depth 6 on 384 704 against 676 at depth 9 on
+/// 256, the radius-2 box at depth 6 on 384 337 against 324 on 256).
 template <class T, class Op>
 constexpr int threads_2d_at(int depth) {
+  int const rows = rows_2d_for<Op>();
+  int const lag = rows + Op::radius;
+  int const live = lag + rows + (Op::shape == Shape::star ? 0 : Op::radius);
+  int const ring = (live + rows - 1) / rows * rows;
   int const window_registers =
-      depth * (4 + 2 * Op::radius) * static_cast<int>(sizeof(T) / 4);
-  int budget = 48;
-  if constexpr (Op::shape == Shape::box) {
-    if (Op::radius >= 2) {
-      budget = sizeof(T) == 8 ? 16 : 32;
-    } else {
-      budget = sizeof(T) == 8 ? 40 : 30;
+      depth * (rows + 2 * Op::radius) * static_cast<int>(sizeof(T) / 4);
+  for (int threads : {512, 384}) {
+    std::size_t const shared = static_cast<std::size_t>(depth) * ring *
+                               (threads + 2 * Op::radius) * sizeof(T);
+    if (window_registers <= window_register_budget<T, Op>(threads) &&
+        shared <= max_shared_per_block) {
+      return threads;
     }
   }
-  return window_registers <= budget ? 512 : 256;
+  return 256;
 }
 template <class T, class Op, int Depth>
 inline constexpr int threads_2d = threads_2d_at<T, Op>(Depth);
+template <class T, class Op, int Depth>
+inline constexpr int rows_2d = rows_2d_for<Op>();
 
 /// The compile-time shape of the rank-2 pipeline for stencil `Op` with
 /// `Threads` threads per block.
-template <class Op, int Threads>
+template <class Op, int Threads, int Rows>
 struct Pipeline2D {
   static constexpr int radius = Op::radius;
   static constexpr bool star = Op::shape == Shape::star;
-  static constexpr int rows = 4;         // per level per iteration
+  static constexpr int rows = Rows;      // per level per iteration
   static constexpr int width = Threads;  // columns per block, one per thread
   /// Rows between consecutive levels: the rows a level computes and their
   /// lower neighbours are all finished by the level above one iteration
@@ -89,7 +132,7 @@ struct Pipeline2D {
   static constexpr int period = ring / rows;
   /// Register window per level: rows [y - r, y + lag) of the level below,
   /// where y is the level's first row this iteration; the level reads the
-  /// first 4 + 2r of them.
+  /// first rows + 2r of them.
   static constexpr int window = lag + radius;
   static constexpr int row_length = width + 2 * radius;  // pads for taps
 
@@ -99,9 +142,10 @@ struct Pipeline2D {
   }
 };
 
-template <class T, class Op, int Depth>
+template <class T, class Op, int Depth, int Threads = threads_2d<T, Op, Depth>,
+          int Rows = rows_2d<T, Op, Depth>>
 constexpr std::size_t shared_bytes_2d() {
-  using P = Pipeline2D<Op, threads_2d<T, Op, Depth>>;
+  using P = Pipeline2D<Op, Threads, Rows>;
   return static_cast<std::size_t>(Depth) * P::ring * P::row_length * sizeof(T);
 }
 
@@ -110,9 +154,10 @@ constexpr std::size_t shared_bytes_2d() {
 /// own kernel so that the level loops unroll.
 template <class T, class Op>
 inline constexpr int max_compiled_depth_2d = [] {
-  using P = Pipeline2D<Op, threads_2d<T, Op, 12>>;
+  using P = Pipeline2D<Op, threads_2d<T, Op, 12>, rows_2d<T, Op, 12>>;
   int const fit = static_cast<int>(
-      232448 / (static_cast<std::size_t>(P::ring) * P::row_length * sizeof(T)));
+      max_shared_per_block /
+      (static_cast<std::size_t>(P::ring) * P::row_length * sizeof(T)));
   return fit < 12 ? fit : 12;
 }();
 
@@ -165,11 +210,11 @@ struct Params2D {
 enum class StepMode { compute, copy, guarded };
 
 /// One segment: output rows [y_begin, y_end) of `strip`.
-template <class T, class Op, int Depth>
+template <class T, class Op, int Depth, int Threads, int Rows>
 __device__ __forceinline__ void stream_segment(Params2D<T, Op> const& p,
                                                T* const column, int strip,
                                                int y_begin, int y_end) {
-  using P = Pipeline2D<Op, threads_2d<T, Op, Depth>>;
+  using P = Pipeline2D<Op, Threads, Rows>;
   constexpr int r = P::radius, R = P::rows, L = P::lag, U = P::period;
   constexpr int W = P::window;
   constexpr int level_stride = P::ring * P::row_length;
@@ -300,10 +345,11 @@ __device__ __forceinline__ void stream_segment(Params2D<T, Op> const& p,
   }
 }
 
-template <class T, class Op, int Depth>
-__global__ void __launch_bounds__(threads_2d<T, Op, Depth>, 1)
+template <class T, class Op, int Depth, int Threads = threads_2d<T, Op, Depth>,
+          int Rows = rows_2d<T, Op, Depth>>
+__global__ void __launch_bounds__(Threads, 1)
     temporal_blocking_2d(Params2D<T, Op> const p) {
-  using P = Pipeline2D<Op, threads_2d<T, Op, Depth>>;
+  using P = Pipeline2D<Op, Threads, Rows>;
   extern __shared__ __align__(16) unsigned char shared_raw[];
   T* const queue = reinterpret_cast<T*>(shared_raw);
   // Slots not yet written in a segment are read only by cells whose results
@@ -324,7 +370,8 @@ __global__ void __launch_bounds__(threads_2d<T, Op, Depth>, 1)
     int const y_begin = static_cast<int>(g - static_cast<long>(strip) * p.ny);
     int const y_end =
         static_cast<int>(end - g < p.ny - y_begin ? y_begin + (end - g) : p.ny);
-    stream_segment<T, Op, Depth>(p, column, strip, y_begin, y_end);
+    stream_segment<T, Op, Depth, Threads, Rows>(p, column, strip, y_begin,
+                                                y_end);
     g += y_end - y_begin;
   }
 }

@@ -113,35 +113,27 @@ struct Kernel {
              !spills(depth);
     }
   }
-  /// Where the plan chooses the depth itself (depth = 0). Rank 2: of the
-  /// depths that fit, the deepest with 512 threads, unless a 256-thread one
-  /// at least twice as deep fits whose overlapped halo (2 * depth * radius
-  /// columns) stays within 32 of its 256 columns for a star, 24 for a box
-  /// (a box reads more of the halo it recomputes). Rank 1: 12 (EBISU used
-  /// 4 to 12). This rule picks the fastest measured depth for each 2D suite
-  /// stencil in both precisions (H200, `stencil_perf --stencil=2d
-  /// --policy=TemporalBlocking --depth=3,4,6,8,9,12`, paper domains, at
-  /// 66b1ac8): double j2d5pt 9, j2d9pt 8, j2d9pt-gol 9, j2d25pt 6; float
-  /// 8, 6, 12, 4. The performance model (Auto) will replace it.
+  /// Where the plan chooses the depth itself (depth = 0). Rank 2: a
+  /// radius-1 star takes the deepest depth that fits (its few shared reads
+  /// per cell make deep blocking pay even on a narrower block); other
+  /// stencils the deepest on a block of at least 384 columns (their halo
+  /// grows faster with the depth), else the deepest. Rank 1: 12 (EBISU used
+  /// 4 to 12). Measured on an H200 (`stencil_perf --stencil=2d
+  /// --policy=TemporalBlocking --depth=...`, see the native README): double
+  /// j2d5pt 12 (256 columns), j2d9pt 7 (384), j2d9pt-gol 6 (384), j2d25pt 6
+  /// (384). The performance model (Auto) will replace this rule.
   static int default_depth(DeviceLimits const& device) {
     if constexpr (rank == 1) {
       return std::min(12, max_depth(device));
     } else {
-      int const halo_columns = Op::shape == Shape::star ? 32 : 24;
-      int deepest_wide = 0, deepest_narrow = 0, shallowest = 0;
+      bool const narrow_pays = Op::shape == Shape::star && Op::radius == 1;
+      int deepest = 0, deepest_wide = 0;
       for (int depth = 1; depth <= max_compiled_depth_2d<T, Op>; ++depth) {
         if (!fits(depth, device)) continue;
-        if (shallowest == 0) shallowest = depth;
-        if (threads(depth) == 512) {
-          deepest_wide = depth;
-        } else if (2 * depth * Op::radius <= halo_columns) {
-          deepest_narrow = depth;
-        }
+        deepest = depth;
+        if (threads(depth) >= 384) deepest_wide = depth;
       }
-      if (deepest_narrow > 0 && deepest_narrow >= 2 * deepest_wide) {
-        return deepest_narrow;
-      }
-      return deepest_wide > 0 ? deepest_wide : shallowest;
+      return narrow_pays || deepest_wide == 0 ? deepest : deepest_wide;
     }
   }
   static bool spills(int depth) {
@@ -258,7 +250,10 @@ void plan(Plan& p, int requested_depth) {
       K::compiled_depth(),
       ") and no register "
       "spills); the largest depth that fits is ",
-      max_depth);
+      max_depth, " (all that fit: ",
+      fitting_depths(K::compiled_depth(),
+                     [&](int d) { return K::fits(d, device); }),
+      ")");
 
   Geometry const g = ready_geometry<T, Op>(depth, p.extents[2], p.extents[1],
                                            device.multiprocessors);
