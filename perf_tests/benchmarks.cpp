@@ -29,8 +29,9 @@ using Space = Kokkos::DefaultExecutionSpace;
 /// A stencil of the suite with its paper domain (STENCILS.md; extents
 /// slowest first), the steps of the "sustained" size and the temporal depth
 /// EBISU uses, which is the step count of the "paper" size (0: no paper
-/// size), and for 2D the "larger" domain the temporal-blocking issue's
-/// reference figures were measured on (zeros: none).
+/// size), and the "larger" domain the issues' reference figures were
+/// measured on (2D temporal blocking; 3D device tiling, 2560x352x384:
+/// 11x12 tiles of 32x32, one per SM of an H100 or H200) (zeros: none).
 template <class Op>
 struct StencilEntry {
   using op_type = Op;
@@ -43,6 +44,7 @@ struct StencilEntry {
 auto stencil_table() {
   using namespace stencil::suite;
   constexpr std::array<int, 3> d3{2560, 288, 384};
+  constexpr std::array<int, 3> d3_larger{2560, 352, 384};
   return std::tuple{
       StencilEntry<J2d5pt>{{8352, 8352}, 1000, 12, {10208, 10208}},
       StencilEntry<J2d9pt>{{8064, 8064}, 1000, 8, {9856, 9856}},
@@ -54,11 +56,13 @@ auto stencil_table() {
       StencilEntry<J2d9ptPrescaled>{{8064, 8064}, 1000, 8, {9856, 9856}},
       StencilEntry<J2d9ptGolPrescaled>{{8784, 8784}, 1000, 6, {10736, 10736}},
       StencilEntry<J2d25ptPrescaled>{{8640, 8640}, 1000, 4, {10560, 10560}},
-      StencilEntry<J3d7pt>{d3, 256, 8},
-      StencilEntry<J3d13pt>{d3, 256, 5},
-      StencilEntry<J3d17pt>{d3, 256, 6},
-      StencilEntry<J3d27pt>{d3, 256, 5},
-      StencilEntry<Poisson19pt>{d3, 256, 6},
+      StencilEntry<J3d7pt>{d3, 256, 8, d3_larger},
+      StencilEntry<J3d13pt>{d3, 256, 5, d3_larger},
+      StencilEntry<J3d17pt>{d3, 256, 6, d3_larger},
+      StencilEntry<J3d27pt>{d3, 256, 5, d3_larger},
+      StencilEntry<Poisson19pt>{d3, 256, 6, d3_larger},
+      StencilEntry<J3d17ptPrescaled>{d3, 256, 6, d3_larger},
+      StencilEntry<J3d27ptPrescaled>{d3, 256, 5, d3_larger},
       // The published 1D study has no per-launch depth to compare with.
       StencilEntry<Heat1D<1>>{{1 << 26}, 1000, 0},
       StencilEntry<Heat1D<2>>{{1 << 26}, 1000, 0},
@@ -76,24 +80,33 @@ auto precision_table() {
   return std::tuple{Precision<double>{"double"}, Precision<float>{"float"}};
 }
 
-/// The highest grid rank a policy implements. A type, so that a rank the
-/// library refuses at compile time (static_assert) is never instantiated.
-template <int Rank>
-inline constexpr std::integral_constant<int, Rank> up_to_rank{};
+/// The grid ranks a policy implements. A type, so that a rank the library
+/// refuses at compile time (static_assert) is never instantiated.
+template <int MinRank, int MaxRank>
+struct RankRange {};
+template <int MinRank, int MaxRank>
+inline constexpr RankRange<MinRank, MaxRank> ranks{};
 
 /// A policy as the benchmarks name and run it.
-template <class P, int MaxRank = 3>
+template <class P, int MinRank = 1, int MaxRank = 3>
 struct PolicyEntry {
+  static constexpr int min_rank = MinRank;
   static constexpr int max_rank = MaxRank;
   char const* name;
   P policy;
-  std::integral_constant<int, MaxRank> ranks{};
+  RankRange<MinRank, MaxRank> rank_range{};
 };
 template <class P>
 PolicyEntry(char const*, P) -> PolicyEntry<P>;
-template <class P, int MaxRank>
-PolicyEntry(char const*, P, std::integral_constant<int, MaxRank>)
-    -> PolicyEntry<P, MaxRank>;
+template <class P, int MinRank, int MaxRank>
+PolicyEntry(char const*, P, RankRange<MinRank, MaxRank>)
+    -> PolicyEntry<P, MinRank, MaxRank>;
+
+/// Policies with a temporal depth, which --depth=LIST sweeps.
+template <class P>
+inline constexpr bool has_depth_v =
+    std::is_same_v<P, stencil::TemporalBlocking> ||
+    std::is_same_v<P, stencil::DeviceTiling>;
 
 // Policies that only the native CUDA backend implements: stencil::plan
 // refuses them at compile time for other spaces, so they are listed only
@@ -104,7 +117,8 @@ auto native_policy_table() {
   if constexpr (stencil::native_available_v<ExecSpace>) {
     return std::tuple{
         PolicyEntry{"TemporalBlocking", stencil::TemporalBlocking{},
-                    up_to_rank<2>},
+                    ranks<1, 2>},
+        PolicyEntry{"DeviceTiling", stencil::DeviceTiling{}, ranks<3, 3>},
     };
   } else {
     return std::tuple{};
@@ -591,7 +605,7 @@ void check_selection(Options& o) {
                     " has no paper size (no published temporal depth)"
           : o.size == "larger"
               ? std::string("--size=larger: ") + Op::name +
-                    " has no larger domain (2D stencils only)"
+                    " has no larger domain (2D and 3D stencils only)"
               : "--size=" + o.size + " has " +
                     std::to_string(o.extents.size()) + " extents but " +
                     Op::name + " is rank " + std::to_string(Op::rank) +
@@ -638,14 +652,16 @@ int register_benchmarks(Options const& o, Ceilings const& ceilings) {
       using T = typename std::decay_t<decltype(prec)>::type;
       if (!contains(o.precisions, prec.name)) return;
       for_each_entry(policy_table(), [&](auto const& pol) {
-        if constexpr (Op::rank <= std::decay_t<decltype(pol)>::max_rank) {
+        using Entry = std::decay_t<decltype(pol)>;
+        if constexpr (Op::rank >= Entry::min_rank &&
+                      Op::rank <= Entry::max_rank) {
           if (!contains(o.policies, pol.name)) return;
           using P = std::decay_t<decltype(pol.policy)>;
-          if constexpr (std::is_same_v<P, stencil::TemporalBlocking>) {
+          if constexpr (has_depth_v<P>) {
             for (int depth : o.depths) {
               register_case<Op, T>(
                   o, std::string(pol.name) + ".d" + std::to_string(depth),
-                  stencil::TemporalBlocking{depth}, prec.name, size, ceilings);
+                  P{depth}, prec.name, size, ceilings);
               ++count;
             }
             if (!o.depths.empty()) return;

@@ -190,15 +190,17 @@ Options:
   --backend=NAME        fail unless the benchmarks run on this Kokkos
                         execution space (e.g. Cuda, OpenMP, Serial)
   --size=SIZE           'paper' (paper domain, steps = EBISU depth),
-                        'larger' (2D: the larger domains the temporal-blocking
-                        reference was measured on, sustained steps) or extents
+                        'larger' (2D and 3D: the domains the native backends'
+                        reference figures were measured on, sustained steps)
+                        or extents
                         slowest first: NX (1D), NYxNX (2D), NZxNYxNX (3D);
                         extents select the stencils of that rank, and one
                         number N means N cells per dimension for every rank
   --steps=N             time steps per timed run (default: by size)
-  --depth=LIST          run TemporalBlocking at these depths (one benchmark
-                        each, named TemporalBlocking.dN) instead of the
-                        depth its plan chooses
+  --depth=LIST          run TemporalBlocking and DeviceTiling at these
+                        depths (one benchmark each, named
+                        TemporalBlocking.dN) instead of the depth their
+                        plans choose
   --repetitions=N       timed repetitions per benchmark (default 5, quick 3)
   --help                this text, then Google Benchmark's
 

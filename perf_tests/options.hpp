@@ -28,8 +28,9 @@ struct Options {
   std::string size;
   std::vector<int> extents;  ///< slowest dimension first, like stencil::Grid
   int steps = 0;             ///< 0: the size's default
-  /// --depth=LIST: temporal depths to run TemporalBlocking at, one
-  /// benchmark each ("TemporalBlocking.d8"); empty: the plan's choice.
+  /// --depth=LIST: temporal depths to run TemporalBlocking and
+  /// DeviceTiling at, one benchmark each ("TemporalBlocking.d8"); empty:
+  /// the plan's choice.
   std::vector<int> depths;
   int repetitions = 0;  ///< 0: the mode's default
   /// Console output of Google Benchmark goes to stdout unless another

@@ -7,17 +7,24 @@ namespace stencil {
 
 std::string to_string(Backend backend) {
   switch (backend) {
-    case Backend::portable: return "portable";
-    case Backend::native_cuda: return "native_cuda";
+    case Backend::portable:
+      return "portable";
+    case Backend::native_cuda:
+      return "native_cuda";
   }
   return "unknown";
 }
 
 std::string to_string(PolicyKind policy) {
   switch (policy) {
-    case PolicyKind::naive: return "Naive";
-    case PolicyKind::spatial_blocking: return "SpatialBlocking";
-    case PolicyKind::temporal_blocking: return "TemporalBlocking";
+    case PolicyKind::naive:
+      return "Naive";
+    case PolicyKind::spatial_blocking:
+      return "SpatialBlocking";
+    case PolicyKind::temporal_blocking:
+      return "TemporalBlocking";
+    case PolicyKind::device_tiling:
+      return "DeviceTiling";
   }
   return "unknown";
 }
@@ -43,10 +50,9 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
   for (int d = 3 - p.rank; d < 3; ++d) {
     out << p.extents[d] << (d < 2 ? "x" : "");
   }
-  out << ", halo " << p.halo << ", " << to_string(p.boundary)
-      << ", value size " << p.value_size << " B; stencil: "
-      << to_string(p.shape) << ", radius " << p.radius
-      << "; depth " << p.depth;
+  out << ", halo " << p.halo << ", " << to_string(p.boundary) << ", value size "
+      << p.value_size << " B; stencil: " << to_string(p.shape) << ", radius "
+      << p.radius << "; depth " << p.depth;
   if (p.policy == PolicyKind::spatial_blocking) {
     out << ", tile x=" << p.tile.x;
     if (p.rank >= 2) out << " y=" << p.tile.y;
@@ -60,8 +66,17 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
     if (p.rank == 2) out << " x " << p.tile.y << " rows";
     out << ", threads " << p.team_size << ", registers " << p.registers
         << ", local memory " << p.local_memory_bytes << " B/thread"
-        << ", shared " << p.scratch_bytes << " B/block, blocks "
-        << p.blocks << ", blocks/SM " << p.blocks_per_sm;
+        << ", shared " << p.scratch_bytes << " B/block, blocks " << p.blocks
+        << ", blocks/SM " << p.blocks_per_sm;
+  }
+  if (p.policy == PolicyKind::device_tiling) {
+    out << ", tile " << p.tile.x << "x" << p.tile.y << " per block, "
+        << p.tile.z << " planes streamed, regions " << p.regions << " of "
+        << p.blocks << " blocks, barrier " << p.barrier << ", threads "
+        << p.team_size << ", registers " << p.registers << ", local memory "
+        << p.local_memory_bytes << " B/thread"
+        << ", shared " << p.scratch_bytes << " B/block, blocks/SM "
+        << p.blocks_per_sm;
   }
   if (!p.device.empty()) out << ", device " << p.device;
   return out << '}';

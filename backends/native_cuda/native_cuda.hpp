@@ -3,9 +3,10 @@
 // stencil/backend.hpp only when Kokkos has CUDA and the build enables
 // STENCIL_ENABLE_NATIVE_CUDA. It declares the backend available for
 // Kokkos::Cuda and routes the native policies to their mechanism, one folder
-// each (temporal_blocking/; device tiling and prefetch to come).
+// each (temporal_blocking/, device_tiling/; prefetch to come).
 #pragma once
 
+#include <native_cuda/device_tiling/launch.hpp>
 #include <native_cuda/temporal_blocking/launch.hpp>
 
 #include <stencil/detail/backend_trait.hpp>
@@ -29,12 +30,22 @@ struct Native<Kokkos::Cuda> {
     native_cuda::temporal_blocking::plan<T, Op>(p, policy.depth);
   }
 
+  template <class T, class Op>
+  static void plan_device_tiling(Plan& p, DeviceTiling const& policy) {
+    native_cuda::device_tiling::plan<T, Op>(p, policy.depth);
+  }
+
   template <class T, int Rank, class MemorySpace, class Op>
   static void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
                   Op const& op, int steps, Plan const& p) {
     if constexpr (Rank <= 2) {
       if (p.policy == PolicyKind::temporal_blocking) {
         native_cuda::temporal_blocking::run(space, grid, op, steps, p);
+        return;
+      }
+    } else {
+      if (p.policy == PolicyKind::device_tiling) {
+        native_cuda::device_tiling::run(space, grid, op, steps, p);
         return;
       }
     }

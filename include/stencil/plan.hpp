@@ -99,14 +99,19 @@ Plan plan(ExecSpace const& space, Grid<T, Rank, MemorySpace> const& grid,
                 "space instance, e.g. Kokkos::DefaultExecutionSpace{}");
   static_assert(is_policy_v<Policy>,
                 "stencil::plan: the policy must be stencil::Naive, "
-                "stencil::SpatialBlocking, stencil::TemporalBlocking or "
-                "stencil::Auto");
+                "stencil::SpatialBlocking, stencil::TemporalBlocking, "
+                "stencil::DeviceTiling or stencil::Auto");
   static_assert(
       !std::is_same_v<Policy, TemporalBlocking> ||
           native_available_v<ExecSpace>,
       "stencil::plan: TemporalBlocking runs on the native CUDA "
       "backend only (Kokkos::Cuda with STENCIL_ENABLE_NATIVE_CUDA=ON); "
       "use Naive or SpatialBlocking on this execution space");
+  static_assert(
+      !std::is_same_v<Policy, DeviceTiling> || native_available_v<ExecSpace>,
+      "stencil::plan: DeviceTiling runs on the native CUDA backend only "
+      "(Kokkos::Cuda with STENCIL_ENABLE_NATIVE_CUDA=ON); use Naive or "
+      "SpatialBlocking on this execution space");
   static_assert(
       Kokkos::SpaceAccessibility<ExecSpace, MemorySpace>::accessible,
       "stencil::plan: the grid's memory space is not accessible from this "
@@ -122,6 +127,8 @@ Plan plan(ExecSpace const& space, Grid<T, Rank, MemorySpace> const& grid,
   } else if constexpr (std::is_same_v<Policy, TemporalBlocking>) {
     detail::Native<ExecSpace>::template plan_temporal_blocking<T, Op>(p,
                                                                       policy);
+  } else if constexpr (std::is_same_v<Policy, DeviceTiling>) {
+    detail::Native<ExecSpace>::template plan_device_tiling<T, Op>(p, policy);
   } else {
     p.chosen_by_auto = true;
     // Measured on an H200 (perf_tests/results): native temporal blocking

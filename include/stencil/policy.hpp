@@ -33,16 +33,32 @@ struct TemporalBlocking {
   int depth = 0;
 };
 
+/// Device tiling with deep temporal blocking (native CUDA backend, rank 3,
+/// fixed boundaries, radius 1 or 2): every block holds a 32x32 tile of the
+/// xy plane, all blocks stream along z together `depth` time levels deep
+/// and exchange their tiles' rims through global memory behind a
+/// device-wide barrier per plane. `depth = 0` lets the plan choose; a depth
+/// that does not fit is refused with the largest one that does.
+struct DeviceTiling {
+  int depth = 0;
+};
+
 /// Let the library choose the backend, policy and parameters. The choice is
 /// reported by `stencil::plan` (and printed with the plan).
 struct Auto {};
 
 /// Which policy a plan runs.
-enum class PolicyKind { naive, spatial_blocking, temporal_blocking };
+enum class PolicyKind {
+  naive,
+  spatial_blocking,
+  temporal_blocking,
+  device_tiling
+};
 
 template <class P>
 inline constexpr bool is_policy_v =
     std::is_same_v<P, Naive> || std::is_same_v<P, SpatialBlocking> ||
-    std::is_same_v<P, TemporalBlocking> || std::is_same_v<P, Auto>;
+    std::is_same_v<P, TemporalBlocking> || std::is_same_v<P, DeviceTiling> ||
+    std::is_same_v<P, Auto>;
 
 }  // namespace stencil

@@ -17,7 +17,7 @@ namespace stencil {
 /// resolved. Made by `stencil::plan`, printable, and reusable for any grid of
 /// the same extents, value type and boundary on the same execution space.
 struct Plan {
-  std::string execution_space;  ///< Kokkos name of the execution space
+  std::string execution_space;          ///< Kokkos name of the execution space
   Backend backend = Backend::portable;  ///< the backend that runs the plan
   Backend space_backend = Backend::portable;  ///< backend_for<ExecSpace>
   PolicyKind policy = PolicyKind::naive;
@@ -35,9 +35,10 @@ struct Plan {
   /// SpatialBlocking: cells per team (1 where unused). TemporalBlocking:
   /// x = valid output columns per block (the block computes
   /// x + 2*depth*radius), y = output rows per streaming partition.
+  /// DeviceTiling: the xy tile of one block, z = the planes it streams.
   Tile tile{1, 1, 1};
-  int depth = 1;      ///< time steps per kernel launch
-  int team_size = 0;  ///< threads per team or block, 0 where none
+  int depth = 1;                  ///< time steps per kernel launch
+  int team_size = 0;              ///< threads per team or block, 0 where none
   std::size_t scratch_bytes = 0;  ///< scratch (shared) memory per team
 
   // Native kernels only (0 otherwise): the compiled kernel's resources and
@@ -46,7 +47,11 @@ struct Plan {
   int local_memory_bytes = 0;  ///< per thread; non-zero means spills
   int blocks = 0;              ///< blocks per launch
   int blocks_per_sm = 0;       ///< resident blocks per multiprocessor
-  std::string device;          ///< the GPU the plan was made for
+  /// DeviceTiling: launches per `depth` steps (regions of the xy plane run
+  /// one after another) and the device-wide barrier between planes.
+  int regions = 0;
+  std::string barrier;
+  std::string device;  ///< the GPU the plan was made for
 };
 
 std::ostream& operator<<(std::ostream& out, Plan const& plan);

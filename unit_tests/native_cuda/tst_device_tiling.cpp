@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: Apache-2.0
+// Native CUDA device tiling against the reference loop: every 3D suite
+// stencil, float and double, extents that are not multiples of the 32x32
+// tile, every depth from 1 to the largest that fits, step counts that are
+// and are not multiples of the depth, and an xy plane too large for one
+// region (overlapping regions run one after another).
+#include "../reference.hpp"
+
+#include <stencil/stencil.hpp>
+#include <stencil/suite.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+namespace {
+
+bool have_gpu() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+#define STENCIL_REQUIRE_GPU() \
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device"
+
+template <class T, class Op>
+int max_depth() {
+  return stencil::native_cuda::device_tiling::Kernel<T, Op>::max_depth(
+      stencil::native_cuda::current_device_limits());
+}
+
+template <class T, class Op>
+stencil::Plan check(Op const& op, std::array<int, 3> extents, int depth,
+                    std::initializer_list<int> step_counts) {
+  unsigned seed = 91;
+  stencil::Plan p;
+  for (int steps : step_counts) {
+    std::ostringstream where;
+    where << Op::name << ' ' << (sizeof(T) == 4 ? "float" : "double")
+          << " depth=" << depth << " steps=" << steps << " extents=";
+    for (int e : extents) where << e << ' ';
+    SCOPED_TRACE(where.str());
+    auto const initial = stencil_test::random_field<T, 3>(extents, Op::radius,
+                                                          op, steps, ++seed);
+    auto const expected =
+        stencil_test::reference(initial, op, steps, stencil::Boundary::fixed);
+    stencil::Grid<T, 3, Kokkos::CudaSpace> grid("u", extents,
+                                                {.halo = Op::radius});
+    stencil_test::load(grid, initial);
+    p = stencil::plan(Kokkos::Cuda{}, grid, op, stencil::DeviceTiling{depth});
+    EXPECT_EQ(p.backend, stencil::Backend::native_cuda);
+    EXPECT_EQ(p.policy, stencil::PolicyKind::device_tiling);
+    EXPECT_EQ(p.depth, depth);
+    EXPECT_EQ(p.local_memory_bytes, 0) << "the kernel spills: " << p;
+    stencil::iterate(Kokkos::Cuda{}, grid, op, steps, p);
+    Kokkos::fence();
+    EXPECT_TRUE(stencil_test::matches(stencil_test::read_back(grid), expected,
+                                      initial, stencil::Boundary::fixed,
+                                      steps));
+  }
+  return p;
+}
+
+/// STENCIL_TEST_SMALL=1 keeps only the small sizes (for compute-sanitizer).
+bool small_only() { return std::getenv("STENCIL_TEST_SMALL") != nullptr; }
+
+// 17x23x29 fits in one tile; 13x70x45 needs 3x2 tiles, none of them full.
+template <class Op>
+void check_all_depths(Op const& op) {
+  for (int depth = 1; depth <= max_depth<double, Op>(); ++depth) {
+    check<double>(op, {17, 23, 29}, depth, {depth, 2 * depth + 1});
+  }
+  for (int depth = 1; depth <= max_depth<float, Op>(); ++depth) {
+    check<float>(op, {17, 23, 29}, depth, {depth + 1});
+  }
+  if (small_only()) return;
+  int const deepest = max_depth<double, Op>();
+  for (int depth = 1; depth <= deepest; ++depth) {
+    check<double>(op, {13, 70, 45}, depth, {2 * depth + 1});
+  }
+  check<float>(op, {13, 70, 45}, max_depth<float, Op>(), {5});
+}
+
+TEST(DeviceTiling, J3d7pt) {
+  STENCIL_REQUIRE_GPU();
+  check_all_depths(stencil::suite::J3d7pt{});
+}
+TEST(DeviceTiling, J3d13pt) {
+  STENCIL_REQUIRE_GPU();
+  check_all_depths(stencil::suite::J3d13pt{});
+}
+TEST(DeviceTiling, J3d17pt) {
+  STENCIL_REQUIRE_GPU();
+  check_all_depths(stencil::suite::J3d17pt{});
+  check_all_depths(stencil::suite::J3d17ptPrescaled{});
+}
+TEST(DeviceTiling, J3d27pt) {
+  STENCIL_REQUIRE_GPU();
+  check_all_depths(stencil::suite::J3d27pt{});
+  check_all_depths(stencil::suite::J3d27ptPrescaled{});
+}
+TEST(DeviceTiling, Poisson) {
+  STENCIL_REQUIRE_GPU();
+  check_all_depths(stencil::suite::Poisson19pt{});
+}
+
+// More tiles than resident blocks: the plane is cut into regions that
+// overlap by depth*radius cells and run one after another.
+TEST(DeviceTiling, SeveralRegions) {
+  STENCIL_REQUIRE_GPU();
+  if (small_only()) GTEST_SKIP() << "large sizes only";
+  using stencil::suite::J3d13pt;
+  using stencil::suite::J3d27pt;
+  int const d27 = max_depth<double, J3d27pt>();
+  auto const p = check<double>(J3d27pt{}, {7, 601, 487}, d27, {d27 + 2});
+  EXPECT_GT(p.regions, 1) << p;
+  int const d13 = max_depth<float, J3d13pt>();
+  auto const q = check<float>(J3d13pt{}, {6, 597, 555}, d13, {d13});
+  EXPECT_GT(q.regions, 1) << q;
+}
+
+TEST(DeviceTiling, RefusesWhatItCannotRun) {
+  STENCIL_REQUIRE_GPU();
+  using stencil::suite::J3d7pt;
+  stencil::Grid<double, 3, Kokkos::CudaSpace> grid("u", {20, 30, 40});
+  stencil::fill(grid, [](int k, int i, int j) { return 0.5 * i + j - k; });
+  auto const before = stencil_test::read_back(grid);
+  int const deepest = max_depth<double, J3d7pt>();
+  try {
+    stencil::iterate(Kokkos::Cuda{}, grid, J3d7pt{}, 5,
+                     stencil::DeviceTiling{deepest + 1});
+    ADD_FAILURE() << "expected stencil::error";
+  } catch (stencil::error const& e) {
+    std::string const what = e.what();
+    EXPECT_NE(
+        what.find("largest depth that fits is " + std::to_string(deepest)),
+        std::string::npos)
+        << what;
+  }
+  EXPECT_THROW(stencil::iterate(Kokkos::Cuda{}, grid, J3d7pt{}, 5,
+                                stencil::DeviceTiling{-1}),
+               stencil::error);
+  stencil::Grid<double, 3, Kokkos::CudaSpace> periodic(
+      "p", {20, 30, 40}, {.boundary = stencil::Boundary::periodic});
+  EXPECT_THROW(stencil::plan(Kokkos::Cuda{}, periodic, J3d7pt{},
+                             stencil::DeviceTiling{2}),
+               stencil::error);
+  Kokkos::fence();
+  EXPECT_EQ(stencil_test::read_back(grid).data, before.data);
+}
+
+TEST(DeviceTiling, PlanReportsTheLaunch) {
+  STENCIL_REQUIRE_GPU();
+  stencil::Grid<double, 3, Kokkos::CudaSpace> grid("u", {2560, 352, 384});
+  auto const p = stencil::plan(Kokkos::Cuda{}, grid, stencil::suite::J3d7pt{},
+                               stencil::DeviceTiling{3});
+  std::ostringstream text;
+  text << p;
+  for (char const* part :
+       {"backend: native_cuda", "DeviceTiling", "depth 3", "tile 32x32",
+        "regions 1 of 132 blocks", "barrier grid_sync", "registers"}) {
+    EXPECT_NE(text.str().find(part), std::string::npos) << text.str();
+  }
+  std::cout << text.str() << '\n';
+}
+
+}  // namespace
