@@ -32,11 +32,11 @@ std::string concat(Parts const&... parts) {
 }  // namespace stencil
 
 /// Throws stencil::error with the streamed message parts when `cond` is false.
-/// Usage: STENCIL_EXPECT(halo >= radius, "halo ", halo, " is smaller than
-/// ...");
-#define STENCIL_EXPECT(cond, ...)                                             \
-  do {                                                                        \
-    if (!(cond)) {                                                            \
-      ::stencil::detail::throw_error(::stencil::detail::concat(__VA_ARGS__)); \
-    }                                                                         \
+/// Usage: STENCIL_EXPECT(halo >= radius, "halo ", halo, " is smaller than ...");
+#define STENCIL_EXPECT(cond, ...)                                              \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      ::stencil::detail::throw_error(                                          \
+          ::stencil::detail::concat(__VA_ARGS__));                             \
+    }                                                                          \
   } while (false)

@@ -74,8 +74,8 @@ class Grid {
         m_halo(options.halo),
         m_boundary(options.boundary) {
     for (int d = 0; d < Rank; ++d) {
-      STENCIL_EXPECT(extents[d] > 0, "grid '", m_label, "': extent ", d, " is ",
-                     extents[d],
+      STENCIL_EXPECT(extents[d] > 0, "grid '", m_label, "': extent ", d,
+                     " is ", extents[d],
                      "; every extent must be a positive number of cells");
     }
     STENCIL_EXPECT(m_halo >= 0 && m_halo <= 64, "grid '", m_label,

@@ -21,24 +21,26 @@ namespace detail {
 
 /// Refuses a plan made for another space, grid shape, value type or stencil.
 template <class ExecSpace, class Op, class T, int Rank, class MemorySpace>
-void check_plan_matches(Plan const& p, Grid<T, Rank, MemorySpace> const& grid) {
+void check_plan_matches(Plan const& p,
+                        Grid<T, Rank, MemorySpace> const& grid) {
   Plan const expected = describe<Op>(ExecSpace::name(), grid);
-  bool const same = p.execution_space == expected.execution_space &&
-                    p.rank == expected.rank && p.radius == expected.radius &&
-                    p.shape == expected.shape &&
-                    p.extents == expected.extents && p.halo == expected.halo &&
-                    p.boundary == expected.boundary &&
-                    p.value_size == expected.value_size;
-  STENCIL_EXPECT(
-      same, "the plan was made for a different run (plan: ", p.execution_space,
-      ", rank ", p.rank, ", radius ", p.radius, ", extents ", p.extents[0], "x",
-      p.extents[1], "x", p.extents[2], ", halo ", p.halo, ", ", p.value_size,
-      "-byte values; this call: ", expected.execution_space, ", rank ",
-      expected.rank, ", radius ", expected.radius, ", extents ",
-      expected.extents[0], "x", expected.extents[1], "x", expected.extents[2],
-      ", halo ", expected.halo, ", ", expected.value_size,
-      "-byte values); make a plan for this grid with "
-      "stencil::plan");
+  bool const same =
+      p.execution_space == expected.execution_space &&
+      p.rank == expected.rank && p.radius == expected.radius &&
+      p.shape == expected.shape && p.extents == expected.extents &&
+      p.halo == expected.halo && p.boundary == expected.boundary &&
+      p.value_size == expected.value_size;
+  STENCIL_EXPECT(same, "the plan was made for a different run (plan: ",
+                 p.execution_space, ", rank ", p.rank, ", radius ", p.radius,
+                 ", extents ", p.extents[0], "x", p.extents[1], "x",
+                 p.extents[2], ", halo ", p.halo, ", ", p.value_size,
+                 "-byte values; this call: ", expected.execution_space,
+                 ", rank ", expected.rank, ", radius ", expected.radius,
+                 ", extents ", expected.extents[0], "x", expected.extents[1],
+                 "x", expected.extents[2], ", halo ", expected.halo, ", ",
+                 expected.value_size,
+                 "-byte values); make a plan for this grid with "
+                 "stencil::plan");
 }
 
 template <class ExecSpace, class T, int Rank, class MemorySpace, class Op>
@@ -84,7 +86,7 @@ void run_portable(ExecSpace const& space, Grid<T, Rank, MemorySpace>& grid,
 /// does nothing.
 template <class ExecSpace, class T, int Rank, class MemorySpace, class Op,
           class How = Auto>
-requires Kokkos::is_execution_space_v<ExecSpace>
+  requires Kokkos::is_execution_space_v<ExecSpace>
 void iterate(ExecSpace const& space, Grid<T, Rank, MemorySpace>& grid,
              Op const& op, int steps, How const& how = {}) {
   static_assert(detail::check_operator<Op, Rank>());

@@ -40,18 +40,16 @@ namespace detail {
 /// what to do. Instantiated from iterate, plan and Grid-taking functions.
 template <class Op, int GridRank>
 constexpr bool check_operator() {
-  static_assert(
-      StencilOperator<Op>,
-      "stencil::traits: the stencil functor must declare `static constexpr "
-      "int rank`, `static constexpr int radius` and `static "
-      "constexpr stencil::Shape shape` (see stencil/traits.hpp)");
+  static_assert(StencilOperator<Op>,
+                "stencil::traits: the stencil functor must declare `static constexpr "
+                "int rank`, `static constexpr int radius` and `static "
+                "constexpr stencil::Shape shape` (see stencil/traits.hpp)");
   if constexpr (StencilOperator<Op>) {
     static_assert(Op::rank >= 1 && Op::rank <= 3,
                   "stencil::traits: a stencil's rank must be 1, 2 or 3");
-    static_assert(
-        Op::rank == GridRank,
-        "stencil::traits: the stencil's rank does not match the grid's "
-        "rank; use a Grid<T, Op::rank>");
+    static_assert(Op::rank == GridRank,
+                  "stencil::traits: the stencil's rank does not match the grid's "
+                  "rank; use a Grid<T, Op::rank>");
     static_assert(Op::radius >= 0 && Op::radius <= max_radius,
                   "stencil::traits: a stencil's radius must be between 0 and "
                   "stencil::max_radius (8)");

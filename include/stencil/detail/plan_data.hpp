@@ -17,7 +17,7 @@ namespace stencil {
 /// resolved. Made by `stencil::plan`, printable, and reusable for any grid of
 /// the same extents, value type and boundary on the same execution space.
 struct Plan {
-  std::string execution_space;          ///< Kokkos name of the execution space
+  std::string execution_space;  ///< Kokkos name of the execution space
   Backend backend = Backend::portable;  ///< the backend that runs the plan
   Backend space_backend = Backend::portable;  ///< backend_for<ExecSpace>
   PolicyKind policy = PolicyKind::naive;
@@ -37,8 +37,8 @@ struct Plan {
   /// x + 2*depth*radius), y = output rows per streaming partition.
   /// DeviceTiling: the xy tile of one block, z = the planes it streams.
   Tile tile{1, 1, 1};
-  int depth = 1;                  ///< time steps per kernel launch
-  int team_size = 0;              ///< threads per team or block, 0 where none
+  int depth = 1;      ///< time steps per kernel launch
+  int team_size = 0;  ///< threads per team or block, 0 where none
   std::size_t scratch_bytes = 0;  ///< scratch (shared) memory per team
 
   // Native kernels only (0 otherwise): the compiled kernel's resources and
@@ -51,7 +51,7 @@ struct Plan {
   /// one after another) and the device-wide barrier between planes.
   int regions = 0;
   std::string barrier;
-  std::string device;  ///< the GPU the plan was made for
+  std::string device;          ///< the GPU the plan was made for
 };
 
 std::ostream& operator<<(std::ostream& out, Plan const& plan);
