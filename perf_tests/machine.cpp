@@ -4,6 +4,7 @@
 #include <stencil/config.hpp>
 #if STENCIL_ENABLE_NATIVE_CUDA
 #include <native_cuda/common/grid_barrier.hpp>
+#include <native_cuda/device_tiling/exchange.hpp>
 #endif
 
 #include <Kokkos_Core.hpp>
@@ -329,6 +330,9 @@ Ceilings measure_ceilings(bool quick) {
         BarrierKind::grid_sync, 1, 256, rounds);
     c.barrier_us_counter = stencil::native_cuda::barrier_microseconds(
         BarrierKind::counter, 1, 256, rounds);
+    c.exchange_us_tagged =
+        stencil::native_cuda::device_tiling::tagged_exchange_microseconds(
+            256, rounds);
 #endif
   }
 #endif
@@ -355,6 +359,7 @@ Facts ceiling_facts(Ceilings const& c) {
   if (c.barrier_us_grid_sync > 0) {
     f.emplace_back("barrier_us_grid_sync", fixed(c.barrier_us_grid_sync, 3));
     f.emplace_back("barrier_us_counter", fixed(c.barrier_us_counter, 3));
+    f.emplace_back("exchange_us_tagged", fixed(c.exchange_us_tagged, 3));
   }
   if (c.fp64_gflops > 0) {
     f.emplace_back("fp64_peak_GFLOP/s", fixed(c.fp64_gflops, 0));
@@ -383,7 +388,9 @@ std::string ceiling_summary(Ceilings const& c) {
   if (c.barrier_us_grid_sync > 0) {
     out << "device-wide barrier, one 256-thread block per SM: grid sync "
         << fixed(c.barrier_us_grid_sync, 2) << " us, counter "
-        << fixed(c.barrier_us_counter, 2) << " us\n";
+        << fixed(c.barrier_us_counter, 2)
+        << " us; tagged exchange with 4 neighbours (device tiling's): "
+        << fixed(c.exchange_us_tagged, 2) << " us\n";
   }
   if (c.fp64_gflops > 0) {
     out << "FP peak: " << fixed(c.fp64_gflops, 0) << " GFLOP/s (FP64), "

@@ -39,6 +39,9 @@ struct Ceilings {
   /// native backend's counter barrier (native_cuda/common/grid_barrier.hpp).
   double barrier_us_grid_sync = 0;
   double barrier_us_counter = 0;
+  /// Microseconds per round of device tiling's tagged exchange (publish,
+  /// wait for four neighbours; native_cuda/device_tiling/exchange.hpp).
+  double exchange_us_tagged = 0;
 
   double fp_gflops(std::size_t value_size) const {
     return value_size == sizeof(float) ? fp32_gflops : fp64_gflops;

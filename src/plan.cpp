@@ -60,10 +60,17 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
     out << ", team size " << p.team_size << ", scratch " << p.scratch_bytes
         << " B/team";
   }
-  if (p.policy == PolicyKind::temporal_blocking) {
+  if (p.policy == PolicyKind::temporal_blocking && p.rank == 3) {
+    int const computed = p.tile.x + 2 * p.depth * p.radius;
+    out << ", SM tiling: tile " << computed << "x" << computed
+        << " per block, " << p.tile.x << "x" << p.tile.y
+        << " valid, z segments of " << p.tile.z << " planes";
+  } else if (p.policy == PolicyKind::temporal_blocking) {
     out << ", tile " << p.tile.x << " valid columns (computed "
         << p.tile.x + 2 * p.depth * p.radius << ")";
     if (p.rank == 2) out << " x " << p.tile.y << " rows";
+  }
+  if (p.policy == PolicyKind::temporal_blocking) {
     out << ", threads " << p.team_size << ", registers " << p.registers
         << ", local memory " << p.local_memory_bytes << " B/thread"
         << ", shared " << p.scratch_bytes << " B/block, blocks " << p.blocks
@@ -72,7 +79,7 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
   if (p.policy == PolicyKind::device_tiling) {
     out << ", tile " << p.tile.x << "x" << p.tile.y << " per block, "
         << p.tile.z << " planes streamed, regions " << p.regions << " of "
-        << p.blocks << " blocks, barrier " << p.barrier << ", threads "
+        << p.blocks << " blocks, exchange " << p.exchange << ", threads "
         << p.team_size << ", registers " << p.registers << ", local memory "
         << p.local_memory_bytes << " B/thread"
         << ", shared " << p.scratch_bytes << " B/block, blocks/SM "

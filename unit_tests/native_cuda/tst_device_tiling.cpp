@@ -5,25 +5,19 @@
 // and are not multiples of the depth, and an xy plane too large for one
 // region (overlapping regions run one after another).
 #include "../reference.hpp"
+#include "native_test.hpp"
 
 #include <stencil/stencil.hpp>
 #include <stencil/suite.hpp>
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
+#include <array>
 #include <iostream>
 #include <sstream>
+#include <string>
 
 namespace {
-
-bool have_gpu() {
-  int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
-
-#define STENCIL_REQUIRE_GPU() \
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device"
 
 template <class T, class Op>
 int max_depth() {
@@ -63,9 +57,6 @@ stencil::Plan check(Op const& op, std::array<int, 3> extents, int depth,
   return p;
 }
 
-/// STENCIL_TEST_SMALL=1 keeps only the small sizes (for compute-sanitizer).
-bool small_only() { return std::getenv("STENCIL_TEST_SMALL") != nullptr; }
-
 // 17x23x29 fits in one tile; 13x70x45 needs 3x2 tiles, none of them full.
 template <class Op>
 void check_all_depths(Op const& op) {
@@ -75,7 +66,7 @@ void check_all_depths(Op const& op) {
   for (int depth = 1; depth <= max_depth<float, Op>(); ++depth) {
     check<float>(op, {17, 23, 29}, depth, {depth + 1});
   }
-  if (small_only()) return;
+  if (stencil_test::small_only()) return;
   int const deepest = max_depth<double, Op>();
   for (int depth = 1; depth <= deepest; ++depth) {
     check<double>(op, {13, 70, 45}, depth, {2 * depth + 1});
@@ -110,7 +101,7 @@ TEST(DeviceTiling, Poisson) {
 // overlap by depth*radius cells and run one after another.
 TEST(DeviceTiling, SeveralRegions) {
   STENCIL_REQUIRE_GPU();
-  if (small_only()) GTEST_SKIP() << "large sizes only";
+  if (stencil_test::small_only()) GTEST_SKIP() << "large sizes only";
   using stencil::suite::J3d13pt;
   using stencil::suite::J3d27pt;
   int const d27 = max_depth<double, J3d27pt>();
@@ -119,6 +110,39 @@ TEST(DeviceTiling, SeveralRegions) {
   int const d13 = max_depth<float, J3d13pt>();
   auto const q = check<float>(J3d13pt{}, {6, 597, 555}, d13, {d13});
   EXPECT_GT(q.regions, 1) << q;
+}
+
+// The grid-sync exchange, measured against the default (tagged) one and
+// kept for that: it must give the same results.
+template <class T, class Op>
+void check_grid_sync_exchange(Op const& op, std::array<int, 3> extents,
+                              int depth, int steps) {
+  namespace dt = stencil::native_cuda::device_tiling;
+  SCOPED_TRACE(std::string(Op::name) + " grid-sync exchange, depth " +
+               std::to_string(depth) + ", steps " + std::to_string(steps));
+  auto const initial =
+      stencil_test::random_field<T, 3>(extents, Op::radius, op, steps, 7);
+  auto const expected =
+      stencil_test::reference(initial, op, steps, stencil::Boundary::fixed);
+  stencil::Grid<T, 3, Kokkos::CudaSpace> grid("u", extents,
+                                              {.halo = Op::radius});
+  stencil_test::load(grid, initial);
+  auto const p =
+      stencil::plan(Kokkos::Cuda{}, grid, op, stencil::DeviceTiling{depth});
+  dt::run<T, Kokkos::CudaSpace, Op,
+          dt::BarrierExchange<T, stencil::native_cuda::GridSyncBarrier>>(
+      Kokkos::Cuda{}, grid, op, steps, p);
+  Kokkos::fence();
+  EXPECT_TRUE(stencil_test::matches(stencil_test::read_back(grid), expected,
+                                    initial, stencil::Boundary::fixed, steps));
+}
+
+TEST(DeviceTiling, GridSyncExchange) {
+  STENCIL_REQUIRE_GPU();
+  check_grid_sync_exchange<double>(stencil::suite::J3d7pt{}, {13, 70, 45}, 3,
+                                   7);
+  check_grid_sync_exchange<float>(stencil::suite::J3d13pt{}, {17, 23, 29}, 2,
+                                  5);
 }
 
 TEST(DeviceTiling, RefusesWhatItCannotRun) {
@@ -160,7 +184,7 @@ TEST(DeviceTiling, PlanReportsTheLaunch) {
   text << p;
   for (char const* part :
        {"backend: native_cuda", "DeviceTiling", "depth 3", "tile 32x32",
-        "regions 1 of 132 blocks", "barrier grid_sync", "registers"}) {
+        "regions 1 of 132 blocks", "exchange tagged", "registers"}) {
     EXPECT_NE(text.str().find(part), std::string::npos) << text.str();
   }
   std::cout << text.str() << '\n';

@@ -2,6 +2,8 @@
 // Device-wide barriers: every block sees every other block's writes from
 // before the barrier, and none overwrites before all have read; grids that
 // cannot be resident together are refused before they launch.
+#include "native_test.hpp"
+
 #include <native_cuda/common/grid_barrier.hpp>
 #include <stencil/error.hpp>
 
@@ -15,14 +17,6 @@ namespace {
 using stencil::native_cuda::BarrierKind;
 using stencil::native_cuda::CounterBarrier;
 using stencil::native_cuda::GridSyncBarrier;
-
-bool have_gpu() {
-  int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
-
-#define STENCIL_REQUIRE_GPU() \
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device"
 
 /// Round r: block b writes r into its slot, barrier, every thread reads the
 /// slot of another block (a different one per thread) and counts a value

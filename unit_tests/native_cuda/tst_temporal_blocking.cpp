@@ -4,24 +4,16 @@
 // block width or the partition height, every depth from 1 to the largest
 // that fits, and step counts that are and are not multiples of the depth.
 #include "../reference.hpp"
+#include "native_test.hpp"
 
 #include <stencil/stencil.hpp>
 #include <stencil/suite.hpp>
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <sstream>
 
 namespace {
-
-bool have_gpu() {
-  int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
-
-#define STENCIL_REQUIRE_GPU() \
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device"
 
 template <class T, class Op>
 int max_depth() {
@@ -83,10 +75,6 @@ void check(Op const& op, std::array<int, Op::rank> extents, int depth,
   }
 }
 
-/// STENCIL_TEST_SMALL=1 keeps only the small sizes (for compute-sanitizer,
-/// which runs kernels tens of times slower).
-bool small_only() { return std::getenv("STENCIL_TEST_SMALL") != nullptr; }
-
 template <class Op>
 void check_all_depths(Op const& op, std::array<int, Op::rank> small,
                       std::array<int, Op::rank> large) {
@@ -104,7 +92,7 @@ void check_all_depths(Op const& op, std::array<int, Op::rank> small,
     }
     check<float>(op, small, depth, {depth + 1});
   }
-  if (small_only()) return;
+  if (stencil_test::small_only()) return;
   int const deepest = max_depth<double, Op>();
   check<double>(op, large, deepest, {1, deepest, 3 * deepest + 2});
   check<float>(op, large, max_depth<float, Op>(), {7});

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <stencil/error.hpp>
+#include <stencil/grid.hpp>
+
 #include <Kokkos_Core.hpp>
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace stencil::native_cuda {
@@ -34,6 +38,24 @@ inline DeviceLimits current_device_limits() {
   d.compute_capability = prop.major * 10 + prop.minor;
   d.shared_per_block_optin = prop.sharedMemPerBlockOptin;
   return d;
+}
+
+/// The checks every native policy (`policy` names it) makes before it
+/// plans anything: a GPU it can run on, fixed boundaries, and a requested
+/// depth of 1 or more, or 0 for the plan's choice.
+inline void expect_native_policy_applies(DeviceLimits const& device,
+                                         std::string_view policy,
+                                         Boundary boundary,
+                                         int requested_depth) {
+  STENCIL_EXPECT(device.compute_capability >= 70, policy,
+                 " needs a GPU of compute capability 7.0 or newer; ",
+                 device.name, " is ", device.compute_capability / 10, ".",
+                 device.compute_capability % 10);
+  STENCIL_EXPECT(boundary == Boundary::fixed, policy,
+                 " supports fixed boundaries only; for a periodic grid use "
+                 "Naive or SpatialBlocking");
+  STENCIL_EXPECT(requested_depth >= 0, policy, ": depth is ", requested_depth,
+                 "; use 1 or more, or 0 to let the plan choose");
 }
 
 /// "1-5, 7-9": the depths in 1..deepest for which `fits(depth)` holds,

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <native_cuda/common/device.hpp>
+#include <native_cuda/device_tiling/exchange.hpp>
 
 #include <stencil/detail/neighbourhood.hpp>
 #include <stencil/traits.hpp>
@@ -29,6 +30,8 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <type_traits>
+#include <utility>
 
 namespace stencil::native_cuda::device_tiling {
 
@@ -38,10 +41,13 @@ inline constexpr int tile_y = 32;
 /// eligible warps per scheduler, `wait` and `barrier` stalls on top), and
 /// 512 threads fit in the register file at up to 128 registers each (H200,
 /// 2560x352x384, double: j3d7pt 163 -> 170 GCells/s; float 232 -> 268).
-inline constexpr int threads_per_block = 512;
-/// Tile rows per thread: each warp computes one 32-cell row of the tile
-/// per pass.
-inline constexpr int rows_per_thread = tile_x * tile_y / threads_per_block;
+inline constexpr int threads_per_block = 256;
+
+/// Tile rows per thread. A thread's rows are adjacent, so the taps its
+/// cells share (the column above and below, and for a box most of the 3x3
+/// neighbourhood in every plane) are loaded from shared memory once.
+template <int Threads>
+inline constexpr int rows_per_thread = tile_x * tile_y / Threads;
 
 template <int Radius>
 struct TileShape {
@@ -55,7 +61,7 @@ struct TileShape {
   /// Ring slot of plane z. Levels not yet started (or finished) read
   /// planes far below 0; their results are discarded, but their addresses
   /// must stay in the ring.
-  __device__ static constexpr int slot(int z) {
+  __host__ __device__ static constexpr int slot(int z) {
     return ((z % ring) + ring) % ring;
   }
 };
@@ -83,31 +89,32 @@ struct Region {
   int core_x0, core_x1, core_y0, core_y1;
 };
 
-template <class T, class Op, class Barrier>
+template <class T, class Op, class Exchange>
 struct Params3D {
   T const* in;
   T* out;
-  /// (depth - 1) levels x 2 iteration parities x the region's cells.
-  T* exchange;
+  /// Over (depth - 1) levels x 2 iteration parities x the region's cells.
+  Exchange exchange;
+  /// Iteration it publishes with tag tag_base + it + 1 (TaggedExchange).
+  unsigned tag_base;
   Op op;
   int nx, ny, nz;
   int halo;
   int stride_y, stride_z;  // of the grid's padded buffers
   Region region;
-  Barrier barrier;
 };
 
-template <class T, class Op, int Depth, class Barrier>
-__global__ void __launch_bounds__(threads_per_block, 1)
-    device_tiling_3d(Params3D<T, Op, Barrier> const p) {
+template <class T, class Op, int Depth, class Exchange,
+          int Threads = threads_per_block>
+__global__ void __launch_bounds__(Threads, 1)
+    device_tiling_3d(Params3D<T, Op, Exchange> const p) {
+  static_assert(tile_x * tile_y % Threads == 0 && Threads % tile_x == 0);
   constexpr int r = Op::radius;
+  constexpr int rows = rows_per_thread<Threads>;
   using S = TileShape<r>;
   constexpr int L = S::lag;
   extern __shared__ __align__(16) unsigned char shared_raw[];
   T* const rings = reinterpret_cast<T*>(shared_raw);
-  auto level_plane = [&](int level, int z) {
-    return rings + (level * S::ring + S::slot(z)) * S::plane;
-  };
 
   Region const& g = p.region;
   int const tile = static_cast<int>(blockIdx.x);
@@ -120,8 +127,7 @@ __global__ void __launch_bounds__(threads_per_block, 1)
   long const region_cells = static_cast<long>(region_nx) * region_ny;
 
   int const lx = static_cast<int>(threadIdx.x) % tile_x;
-  int const ly0 = static_cast<int>(threadIdx.x) / tile_x;
-  constexpr int row_step = threads_per_block / tile_x;
+  int const ly0 = static_cast<int>(threadIdx.x) / tile_x * rows;
   int const gx = x_origin + lx;
   bool const x_inside = gx >= 0 && gx < p.nx;
   bool const x_core = gx >= g.core_x0 && gx < g.core_x1;
@@ -130,6 +136,20 @@ __global__ void __launch_bounds__(threads_per_block, 1)
     return static_cast<long>(z + p.halo) * p.stride_z +
            static_cast<long>(y + p.halo) * p.stride_y + (x + p.halo);
   };
+  // What the thread's cells are, where their values go: fixed per thread.
+  bool xy_interior[rows], rim_source[rows], output[rows];
+  long exchange_offset[rows], output_offset[rows];
+#pragma unroll
+  for (int j = 0; j < rows; ++j) {
+    int const ly = ly0 + j;
+    int const gy = y_origin + ly;
+    xy_interior[j] = x_inside && gy >= 0 && gy < p.ny;
+    rim_source[j] = lx < r || lx >= tile_x - r || ly < r || ly >= tile_y - r;
+    exchange_offset[j] = static_cast<long>(gy - g.y0) * region_nx + (gx - g.x0);
+    // Inside the grid and the region's core.
+    output[j] = x_core && gy >= g.core_y0 && gy < g.core_y1;
+    output_offset[j] = output[j] ? grid_index(0, gy, gx) : 0;
+  }
   // The rim of a tile: the cells of the shared plane outside the 32x32
   // interior, `rim_per_thread` per thread, and where each comes from: the
   // exchange (a cell of the grid that a tile of this region computes) or
@@ -140,12 +160,11 @@ __global__ void __launch_bounds__(threads_per_block, 1)
     int shared_offset;
     long exchange_offset, input_offset;
   };
-  constexpr int rim_per_thread =
-      (S::rim_cells + threads_per_block - 1) / threads_per_block;
+  constexpr int rim_per_thread = (S::rim_cells + Threads - 1) / Threads;
   RimCell rim[rim_per_thread];
 #pragma unroll
   for (int i = 0; i < rim_per_thread; ++i) {
-    int const k = static_cast<int>(threadIdx.x) + i * threads_per_block;
+    int const k = static_cast<int>(threadIdx.x) + i * Threads;
     constexpr int band = r * S::row;  // top and bottom bands
     int sy, sx;
     if (k < band) {
@@ -177,19 +196,19 @@ __global__ void __launch_bounds__(threads_per_block, 1)
   }
 
   for (long k = threadIdx.x; k < static_cast<long>(Depth) * S::ring * S::plane;
-       k += threads_per_block) {
+       k += Threads) {
     rings[k] = T(0);
   }
 
   // The level-0 plane is loaded one iteration ahead: its loads are in
   // flight during the barrier and the rim exchange. Thread-invariant parts
   // of each loaded cell's address are computed once.
-  constexpr int loads = (S::plane + threads_per_block - 1) / threads_per_block;
+  constexpr int loads = (S::plane + Threads - 1) / Threads;
   long input_offset[loads];
   bool input_inside[loads];
 #pragma unroll
   for (int i = 0; i < loads; ++i) {
-    int const k = static_cast<int>(threadIdx.x) + i * threads_per_block;
+    int const k = static_cast<int>(threadIdx.x) + i * Threads;
     int const y = y_origin + k / S::row - r, x = x_origin + k % S::row - r;
     input_inside[i] = k < S::plane && y >= -p.halo && y < p.ny + p.halo &&
                       x >= -p.halo && x < p.nx + p.halo;
@@ -209,13 +228,35 @@ __global__ void __launch_bounds__(threads_per_block, 1)
   fetch_input(-r);
   __syncthreads();
 
-  int const iterations = p.nz + r + Depth * L;
-  for (int it = 0; it < iterations; ++it) {
+  // The loop is unrolled by the ring's period, so that every plane's ring
+  // slot, and with it every shared-memory address below, is a compile-time
+  // offset from the thread's cell (sm_90 SASS, j3d7pt double at depth 6:
+  // the slot arithmetic was most of the loop's instructions). The few
+  // iterations the rounding adds compute planes beyond the grid, which are
+  // neither exchanged nor written.
+  constexpr int period = S::ring;
+  int const iterations = (p.nz + r + Depth * L + period - 1) / period * period;
+  T* const cell_rings = rings + (ly0 + r) * S::row + lx + r;
+  // Ring slot `slot` of `level`, relative to the thread's first cell.
+  auto cell_plane = [&](int level, int slot) {
+    return cell_rings + (level * S::ring + slot) * S::plane;
+  };
+  auto iteration = [&](auto phase_constant, int it) {
+    constexpr int phase = decltype(phase_constant)::value;
+    // Slot of the plane `it - r - t*lag + dz`.
+    constexpr auto slot = [](int t, int dz) {
+      return S::slot(phase - r - t * L + dz);
+    };
     int const parity = it & 1;
+    unsigned const tag = p.tag_base + static_cast<unsigned>(it) + 1u;
+    // First cell of the exchange plane of level t this iteration.
+    auto exchange_plane = [&](int t) {
+      return (static_cast<long>(t - 1) * 2 + parity) * region_cells;
+    };
     // Levels 1..Depth: level t computes plane it - r - t*lag. All levels
     // read first, then all write: the slots differ, but the compiler cannot
     // know that, and reads after writes would serialise the levels.
-    T values[Depth][rows_per_thread];
+    T values[Depth][rows];
 #pragma unroll
     for (int t = 1; t <= Depth; ++t) {
       int const z = it - r - t * L;
@@ -223,17 +264,19 @@ __global__ void __launch_bounds__(threads_per_block, 1)
       stencil::detail::PlaneRingNeighbourhood<T, r> nb{};
 #pragma unroll
       for (int dz = -r; dz <= r; ++dz) {
-        nb.plane[dz + r] = level_plane(t - 1, z + dz);
+        nb.plane[dz + r] = cell_plane(t - 1, slot(t, dz));
       }
       nb.stride_y = S::row;
 #pragma unroll
-      for (int j = 0; j < rows_per_thread; ++j) {
-        int const ly = ly0 + j * row_step;
-        int const gy = y_origin + ly;
-        nb.centre = (ly + r) * S::row + lx + r;
-        bool const interior = z_inside && x_inside && gy >= 0 && gy < p.ny;
-        T const centre = nb.plane[r][nb.centre];
-        values[t - 1][j] = interior ? static_cast<T>(p.op(nb)) : centre;
+      for (int j = 0; j < rows; ++j) {
+        nb.centre = j * S::row;
+        bool const interior = z_inside && xy_interior[j];
+        // Evaluated for every cell (all its taps are inside the rings), then
+        // selected: a conditional evaluation would put each cell's loads in
+        // its own branch, and the taps that neighbouring rows share could
+        // not be loaded once for both.
+        T const value = static_cast<T>(p.op(nb));
+        values[t - 1][j] = interior ? value : nb.plane[r][nb.centre];
       }
     }
 #pragma unroll
@@ -242,76 +285,99 @@ __global__ void __launch_bounds__(threads_per_block, 1)
       bool const wanted =
           t < Depth ? (z >= -r && z < p.nz + r) : (z >= 0 && z < p.nz);
       if (!wanted) continue;
-      T* const exchange =
-          p.exchange + (static_cast<long>(t - 1) * 2 + parity) * region_cells;
 #pragma unroll
-      for (int j = 0; j < rows_per_thread; ++j) {
-        int const ly = ly0 + j * row_step;
-        int const gy = y_origin + ly;
+      for (int j = 0; j < rows; ++j) {
         T const value = values[t - 1][j];
         if (t < Depth) {
-          level_plane(t, z)[(ly + r) * S::row + lx + r] = value;
-          bool const rim_source =
-              lx < r || lx >= tile_x - r || ly < r || ly >= tile_y - r;
-          if (rim_source) {
-            exchange[static_cast<long>(gy - g.y0) * region_nx + (gx - g.x0)] =
-                value;
+          cell_plane(t, slot(t, 0))[j * S::row] = value;
+          if (rim_source[j]) {
+            p.exchange.publish(exchange_plane(t) + exchange_offset[j], value,
+                               tag);
           }
-        } else if (z >= 0 && x_inside && x_core && gy >= g.core_y0 &&
-                   gy < g.core_y1 && gy < p.ny) {
-          p.out[grid_index(z, gy, gx)] = value;
+        } else if (z >= 0 && output[j]) {
+          p.out[output_offset[j] + static_cast<long>(z) * p.stride_z] = value;
         }
       }
     }
     // Level 0: the input plane it - r, with its rim, loaded last iteration.
     if (it - r < p.nz + r) {
-      T* const plane = level_plane(0, it - r);
+      T* const plane = rings + slot(0, 0) * S::plane;
 #pragma unroll
       for (int i = 0; i < loads; ++i) {
-        int const k = static_cast<int>(threadIdx.x) + i * threads_per_block;
+        int const k = static_cast<int>(threadIdx.x) + i * Threads;
         if (k < S::plane) plane[k] = incoming[i];
       }
       fetch_input(it - r + 1);
     }
     if constexpr (Depth > 1) {
-      p.barrier.sync();
+      p.exchange.arrive();
     } else {
       __syncthreads();  // one level: nothing to exchange
     }
     // The rims of the planes levels 1..Depth-1 computed in this iteration:
     // from the blocks that computed them, or fixed boundary values. Every
-    // level's loads are issued before any store, so their L2 latencies
-    // overlap instead of adding up.
+    // level's loads are issued before any is waited for or stored, so their
+    // L2 latencies overlap instead of adding up. Planes outside
+    // [-r, nz + r) are neither published nor read.
     if constexpr (Depth > 1) {
-      T rim_values[Depth - 1][rim_per_thread];
+      typename Exchange::Raw raw[Depth - 1][rim_per_thread] = {};
+      T fixed[Depth - 1][rim_per_thread];
 #pragma unroll
       for (int t = 1; t < Depth; ++t) {
         int const z = it - r - t * L;
+        bool const published = z >= -r && z < p.nz + r;
         bool const z_padded = z >= -p.halo && z < p.nz + p.halo;
-        T const* const exchange =
-            p.exchange + (static_cast<long>(t - 1) * 2 + parity) * region_cells;
 #pragma unroll
         for (int i = 0; i < rim_per_thread; ++i) {
-          rim_values[t - 1][i] = rim[i].from_exchange
-                                     ? exchange[rim[i].exchange_offset]
-                                 : rim[i].input_inside && z_padded
-                                     ? p.in[rim[i].input_offset +
-                                            static_cast<long>(z) * p.stride_z]
-                                     : T(0);
+          if (published && rim[i].from_exchange) {
+            raw[t - 1][i] =
+                p.exchange.fetch(exchange_plane(t) + rim[i].exchange_offset);
+          }
+          fixed[t - 1][i] = rim[i].input_inside && z_padded
+                                ? p.in[rim[i].input_offset +
+                                       static_cast<long>(z) * p.stride_z]
+                                : T(0);
+        }
+      }
+      // Until every level's words carry this iteration's tag: the loads of
+      // all levels that are not yet there are reissued together, so a late
+      // neighbour costs one more round trip, not one per level.
+      for (bool all_ready = false; !all_ready;) {
+        all_ready = true;
+#pragma unroll
+        for (int t = 1; t < Depth; ++t) {
+          int const z = it - r - t * L;
+          bool const published = z >= -r && z < p.nz + r;
+#pragma unroll
+          for (int i = 0; i < rim_per_thread; ++i) {
+            if (published && rim[i].from_exchange &&
+                !Exchange::ready(raw[t - 1][i], tag)) {
+              all_ready = false;
+              raw[t - 1][i] =
+                  p.exchange.fetch(exchange_plane(t) + rim[i].exchange_offset);
+            }
+          }
         }
       }
 #pragma unroll
       for (int t = 1; t < Depth; ++t) {
         int const z = it - r - t * L;
         if (z < -r || z >= p.nz + r) continue;
-        T* const plane = level_plane(t, z);
+        T* const plane = rings + (t * S::ring + slot(t, 0)) * S::plane;
 #pragma unroll
         for (int i = 0; i < rim_per_thread; ++i) {
-          if (rim[i].valid) plane[rim[i].shared_offset] = rim_values[t - 1][i];
+          T const value = rim[i].from_exchange ? Exchange::value(raw[t - 1][i])
+                                               : fixed[t - 1][i];
+          if (rim[i].valid) plane[rim[i].shared_offset] = value;
         }
       }
     }
     __syncthreads();
+  };
+  for (int it0 = 0; it0 < iterations; it0 += period) {
+    [&]<int... Phase>(std::integer_sequence<int, Phase...>) {
+      (iteration(std::integral_constant<int, Phase>{}, it0 + Phase), ...);
+    }(std::make_integer_sequence<int, period>{});
   }
 }
 

@@ -218,18 +218,8 @@ void plan(Plan& p, int requested_depth) {
                 "(a later policy); use Naive or SpatialBlocking for now");
   using K = Kernel<T, Op>;
   DeviceLimits const device = current_device_limits();
-  STENCIL_EXPECT(device.compute_capability >= 70,
-                 "TemporalBlocking needs a "
-                 "GPU of compute capability 7.0 or newer; ",
-                 device.name, " is ", device.compute_capability / 10, ".",
-                 device.compute_capability % 10);
-  STENCIL_EXPECT(p.boundary == Boundary::fixed,
-                 "TemporalBlocking supports fixed boundaries only; for a "
-                 "periodic grid use Naive or SpatialBlocking");
-  STENCIL_EXPECT(requested_depth >= 0, "TemporalBlocking: depth is ",
-                 requested_depth,
-                 "; use 1 or more, or 0 to let the plan "
-                 "choose");
+  expect_native_policy_applies(device, "TemporalBlocking", p.boundary,
+                               requested_depth);
   int const max_depth = K::max_depth(device);
   STENCIL_EXPECT(max_depth >= 1, "TemporalBlocking: radius ", Op::radius,
                  " with ", sizeof(T), "-byte values does not fit in the ",

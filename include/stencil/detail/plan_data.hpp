@@ -48,10 +48,10 @@ struct Plan {
   int blocks = 0;              ///< blocks per launch
   int blocks_per_sm = 0;       ///< resident blocks per multiprocessor
   /// DeviceTiling: launches per `depth` steps (regions of the xy plane run
-  /// one after another) and the device-wide barrier between planes.
+  /// one after another) and how the blocks exchange their tiles' rims.
   int regions = 0;
-  std::string barrier;
-  std::string device;          ///< the GPU the plan was made for
+  std::string exchange;
+  std::string device;  ///< the GPU the plan was made for
 };
 
 std::ostream& operator<<(std::ostream& out, Plan const& plan);

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the native CUDA tests share: they skip cleanly on a machine without
+// a GPU (CI compiles them there), and STENCIL_TEST_SMALL=1 keeps only their
+// small sizes, for compute-sanitizer, which runs kernels tens of times
+// slower.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cuda_runtime.h>
+
+#include <cstdlib>
+
+namespace stencil_test {
+
+inline bool have_gpu() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+inline bool small_only() {
+  return std::getenv("STENCIL_TEST_SMALL") != nullptr;
+}
+
+}  // namespace stencil_test
+
+#define STENCIL_REQUIRE_GPU() \
+  if (!::stencil_test::have_gpu()) GTEST_SKIP() << "no CUDA device"
