@@ -116,8 +116,9 @@ template <class ExecSpace>
 auto native_policy_table() {
   if constexpr (stencil::native_available_v<ExecSpace>) {
     return std::tuple{
+        // On rank-3 grids: SM tiling, beside device tiling.
         PolicyEntry{"TemporalBlocking", stencil::TemporalBlocking{},
-                    ranks<1, 2>},
+                    ranks<1, 3>},
         PolicyEntry{"DeviceTiling", stencil::DeviceTiling{}, ranks<3, 3>},
     };
   } else {

@@ -27,7 +27,12 @@ template <>
 struct Native<Kokkos::Cuda> {
   template <class T, class Op>
   static void plan_temporal_blocking(Plan& p, TemporalBlocking const& policy) {
-    native_cuda::temporal_blocking::plan<T, Op>(p, policy.depth);
+    if constexpr (Op::rank == 3) {
+      // SM tiling: the device-tiling kernel on isolated, overlapped tiles.
+      native_cuda::device_tiling::plan_isolated<T, Op>(p, policy.depth);
+    } else {
+      native_cuda::temporal_blocking::plan<T, Op>(p, policy.depth);
+    }
   }
 
   template <class T, class Op>
@@ -46,6 +51,10 @@ struct Native<Kokkos::Cuda> {
     } else {
       if (p.policy == PolicyKind::device_tiling) {
         native_cuda::device_tiling::run(space, grid, op, steps, p);
+        return;
+      }
+      if (p.policy == PolicyKind::temporal_blocking) {
+        native_cuda::device_tiling::run_isolated(space, grid, op, steps, p);
         return;
       }
     }

@@ -25,10 +25,13 @@ struct SpatialBlocking {
   Tile tile{};
 };
 
-/// Deep temporal blocking (native CUDA backend, rank 1 and 2, fixed
-/// boundaries): each launch advances `depth` steps with the tile on chip.
-/// `depth = 0` lets the plan choose; a depth whose queues do not fit in the
-/// device's shared memory is refused with the largest one that fits.
+/// Deep temporal blocking (native CUDA backend, fixed boundaries): each
+/// launch advances `depth` steps with the tile on chip. Every block works on
+/// its own tile, overlapped with its neighbours' by depth*radius cells that
+/// both recompute (SM tiling): strips streamed along y for rank 2, 32x32
+/// tiles streamed along z for rank 3 (radius 1 or 2). `depth = 0` lets the
+/// plan choose; a depth whose queues do not fit in the device's shared
+/// memory is refused with the largest one that fits.
 struct TemporalBlocking {
   int depth = 0;
 };

@@ -202,6 +202,11 @@ def context_table(context):
                       f"grid sync {c['barrier_us_grid_sync']} us, counter "
                       f"{c.get('barrier_us_counter', '?')} us "
                       "(one 256-thread block per SM)"))
+    if "exchange_us_tagged" in c:
+        lines.append(("tagged rim exchange",
+                      f"{c['exchange_us_tagged']} us per round (publish, wait "
+                      "for 4 neighbours; device tiling's, instead of a "
+                      "barrier)"))
     lines += [
         ("mode", f"{c.get('mode', '?')}, {c.get('repetitions', '?')} repetitions"),
         ("date", c.get("date", "?")),

@@ -3,7 +3,9 @@
 // stencil, float and double, extents that are not multiples of the 32x32
 // tile, every depth from 1 to the largest that fits, step counts that are
 // and are not multiples of the depth, and an xy plane too large for one
-// region (overlapping regions run one after another).
+// region (overlapping regions run one after another). The same for SM
+// tiling (TemporalBlocking on rank-3 grids: isolated, overlapped tiles and
+// z segments), and the grid-sync exchange kept for comparison.
 #include "../reference.hpp"
 #include "native_test.hpp"
 
@@ -16,23 +18,37 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <type_traits>
 
 namespace {
 
-template <class T, class Op>
+namespace dt = stencil::native_cuda::device_tiling;
+
+// DeviceTiling, or TemporalBlocking: on rank-3 grids, SM tiling (the same
+// kernel on isolated, overlapped tiles).
+template <class T, class Op, class Policy = stencil::DeviceTiling>
 int max_depth() {
-  return stencil::native_cuda::device_tiling::Kernel<T, Op>::max_depth(
-      stencil::native_cuda::current_device_limits());
+  auto const device = stencil::native_cuda::current_device_limits();
+  if constexpr (std::is_same_v<Policy, stencil::DeviceTiling>) {
+    return dt::Kernel<T, Op>::max_depth(device);
+  } else {
+    return dt::IsolatedKernel<T, Op>::max_depth(device);
+  }
 }
 
-template <class T, class Op>
+template <class T, class Policy = stencil::DeviceTiling, class Op>
 stencil::Plan check(Op const& op, std::array<int, 3> extents, int depth,
                     std::initializer_list<int> step_counts) {
+  constexpr auto kind = std::is_same_v<Policy, stencil::DeviceTiling>
+                            ? stencil::PolicyKind::device_tiling
+                            : stencil::PolicyKind::temporal_blocking;
   unsigned seed = 91;
   stencil::Plan p;
   for (int steps : step_counts) {
     std::ostringstream where;
     where << Op::name << ' ' << (sizeof(T) == 4 ? "float" : "double")
+          << (kind == stencil::PolicyKind::device_tiling ? " device tiling"
+                                                          : " SM tiling")
           << " depth=" << depth << " steps=" << steps << " extents=";
     for (int e : extents) where << e << ' ';
     SCOPED_TRACE(where.str());
@@ -43,9 +59,9 @@ stencil::Plan check(Op const& op, std::array<int, 3> extents, int depth,
     stencil::Grid<T, 3, Kokkos::CudaSpace> grid("u", extents,
                                                 {.halo = Op::radius});
     stencil_test::load(grid, initial);
-    p = stencil::plan(Kokkos::Cuda{}, grid, op, stencil::DeviceTiling{depth});
+    p = stencil::plan(Kokkos::Cuda{}, grid, op, Policy{depth});
     EXPECT_EQ(p.backend, stencil::Backend::native_cuda);
-    EXPECT_EQ(p.policy, stencil::PolicyKind::device_tiling);
+    EXPECT_EQ(p.policy, kind);
     EXPECT_EQ(p.depth, depth);
     EXPECT_EQ(p.local_memory_bytes, 0) << "the kernel spills: " << p;
     stencil::iterate(Kokkos::Cuda{}, grid, op, steps, p);
@@ -74,6 +90,35 @@ void check_all_depths(Op const& op) {
   check<float>(op, {13, 70, 45}, max_depth<float, Op>(), {5});
 }
 
+// SM tiling: 17x23x29 is one tile at depth 1 and several overlapped ones
+// deeper, and is cut into z segments; 61x70x45 needs tiles in both
+// directions and z segments.
+template <class Op>
+void check_sm_tiling(Op const& op) {
+  using stencil::TemporalBlocking;
+  int const deepest = max_depth<double, Op, TemporalBlocking>();
+  int const deepest_float = max_depth<float, Op, TemporalBlocking>();
+  if (stencil_test::small_only()) {
+    // Under racecheck every launch takes seconds: the two ends only.
+    for (int depth : {1, deepest}) {
+      check<double, TemporalBlocking>(op, {17, 23, 29}, depth, {depth + 1});
+    }
+    check<float, TemporalBlocking>(op, {17, 23, 29}, deepest_float,
+                                   {deepest_float + 1});
+    return;
+  }
+  for (int depth = 1; depth <= deepest; ++depth) {
+    check<double, TemporalBlocking>(op, {17, 23, 29}, depth,
+                                    {depth, 2 * depth + 1});
+  }
+  for (int depth = 1; depth <= deepest_float; ++depth) {
+    check<float, TemporalBlocking>(op, {17, 23, 29}, depth, {depth + 1});
+  }
+  for (int depth : {1, deepest}) {
+    check<double, TemporalBlocking>(op, {61, 70, 45}, depth, {2 * depth + 1});
+  }
+}
+
 TEST(DeviceTiling, J3d7pt) {
   STENCIL_REQUIRE_GPU();
   check_all_depths(stencil::suite::J3d7pt{});
@@ -97,6 +142,55 @@ TEST(DeviceTiling, Poisson) {
   check_all_depths(stencil::suite::Poisson19pt{});
 }
 
+TEST(SmTiling, EveryStencil) {
+  STENCIL_REQUIRE_GPU();
+  check_sm_tiling(stencil::suite::J3d7pt{});
+  check_sm_tiling(stencil::suite::J3d13pt{});
+  check_sm_tiling(stencil::suite::J3d17pt{});
+  check_sm_tiling(stencil::suite::J3d27ptPrescaled{});
+  check_sm_tiling(stencil::suite::Poisson19pt{});
+}
+
+TEST(SmTiling, PlanReportsTheLaunch) {
+  STENCIL_REQUIRE_GPU();
+  stencil::Grid<double, 3, Kokkos::CudaSpace> grid("u", {2560, 352, 384});
+  auto const p = stencil::plan(Kokkos::Cuda{}, grid, stencil::suite::J3d7pt{},
+                               stencil::TemporalBlocking{3});
+  std::ostringstream text;
+  text << p;
+  for (char const* part :
+       {"backend: native_cuda", "TemporalBlocking", "depth 3",
+        "SM tiling: tile 32x32 per block, 26x26 valid", "z segments of",
+        "registers"}) {
+    EXPECT_NE(text.str().find(part), std::string::npos) << text.str();
+  }
+  EXPECT_EQ(p.local_memory_bytes, 0) << p;
+  std::cout << text.str() << '\n';
+}
+
+TEST(SmTiling, RefusesWhatItCannotRun) {
+  STENCIL_REQUIRE_GPU();
+  using stencil::suite::J3d13pt;
+  stencil::Grid<float, 3, Kokkos::CudaSpace> grid("u", {20, 30, 40},
+                                                  {.halo = 2});
+  stencil::fill(grid, [](int k, int i, int j) { return 0.5f * i + j - k; });
+  auto const before = stencil_test::read_back(grid);
+  int const deepest = max_depth<float, J3d13pt, stencil::TemporalBlocking>();
+  try {
+    stencil::iterate(Kokkos::Cuda{}, grid, J3d13pt{}, 5,
+                     stencil::TemporalBlocking{deepest + 1});
+    ADD_FAILURE() << "expected stencil::error";
+  } catch (stencil::error const& e) {
+    std::string const what = e.what();
+    EXPECT_NE(
+        what.find("largest depth that fits is " + std::to_string(deepest)),
+        std::string::npos)
+        << what;
+  }
+  Kokkos::fence();
+  EXPECT_EQ(stencil_test::read_back(grid).data, before.data);
+}
+
 // More tiles than resident blocks: the plane is cut into regions that
 // overlap by depth*radius cells and run one after another.
 TEST(DeviceTiling, SeveralRegions) {
@@ -117,7 +211,6 @@ TEST(DeviceTiling, SeveralRegions) {
 template <class T, class Op>
 void check_grid_sync_exchange(Op const& op, std::array<int, 3> extents,
                               int depth, int steps) {
-  namespace dt = stencil::native_cuda::device_tiling;
   SCOPED_TRACE(std::string(Op::name) + " grid-sync exchange, depth " +
                std::to_string(depth) + ", steps " + std::to_string(steps));
   auto const initial =

@@ -37,10 +37,14 @@ enum class ExchangeKind {
   grid_sync,
   /// TaggedExchange: per-value tags, no barrier.
   tagged,
+  /// NoExchange: isolated tiles.
+  none,
 };
 
 constexpr std::string_view name(ExchangeKind kind) {
-  return kind == ExchangeKind::grid_sync ? "grid_sync" : "tagged";
+  return kind == ExchangeKind::grid_sync ? "grid_sync"
+         : kind == ExchangeKind::tagged  ? "tagged"
+                                         : "none";
 }
 
 template <class T, class Barrier>
@@ -61,6 +65,20 @@ struct BarrierExchange {
   __device__ Raw fetch(long cell) const { return buffer[cell]; }
   __device__ static bool ready(Raw const&, unsigned) { return true; }
   __device__ static T value(Raw const& raw) { return raw; }
+};
+
+/// No exchange: the SM-tiling launch, whose blocks are isolated tiles
+/// (IsolatedTiles in kernels.hpp) and never read another block's cells.
+template <class T>
+struct NoExchange {
+  static constexpr ExchangeKind kind = ExchangeKind::none;
+  static constexpr std::size_t cell_bytes = 0;
+  struct Raw {};
+  __device__ void publish(long, T, unsigned) const {}
+  __device__ static void arrive() {}
+  __device__ Raw fetch(long) const { return {}; }
+  __device__ static bool ready(Raw const&, unsigned) { return true; }
+  __device__ static T value(Raw const&) { return T(0); }
 };
 
 template <class T>

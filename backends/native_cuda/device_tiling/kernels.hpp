@@ -89,6 +89,20 @@ struct Region {
   int core_x0, core_x1, core_y0, core_y1;
 };
 
+/// SM tiling (TemporalBlocking on rank-3 grids): every block computes a
+/// 32x32 tile of its own over one segment of z, with no exchange. The
+/// tiles overlap their neighbours by depth*r cells on each side (cells the
+/// neighbours recompute) and so write only a core of `core` x `core`;
+/// their rims come from the input, garbage inside the grid (they reach
+/// only the overlap) and the fixed boundary values outside it. Block b
+/// takes tile b % tiles (columns across x) and z segment b / tiles.
+struct IsolatedTiles {
+  int columns = 0;  ///< 0: device tiling, the blocks are Params3D::region
+  int tiles = 0;
+  int core = 0;
+  int z_segment = 0;  ///< planes per segment
+};
+
 template <class T, class Op, class Exchange>
 struct Params3D {
   T const* in;
@@ -102,6 +116,7 @@ struct Params3D {
   int halo;
   int stride_y, stride_z;  // of the grid's padded buffers
   Region region;
+  IsolatedTiles isolated;
 };
 
 template <class T, class Op, int Depth, class Exchange,
@@ -116,8 +131,35 @@ __global__ void __launch_bounds__(Threads, 1)
   extern __shared__ __align__(16) unsigned char shared_raw[];
   T* const rings = reinterpret_cast<T*>(shared_raw);
 
-  Region const& g = p.region;
-  int const tile = static_cast<int>(blockIdx.x);
+  // The block's region and tile in it, and the planes it writes.
+  Region g = p.region;
+  int tile = static_cast<int>(blockIdx.x);
+  int z_begin = 0, z_end = p.nz;
+  if (p.isolated.columns > 0) {
+    IsolatedTiles const& iso = p.isolated;
+    int const index = tile % iso.tiles, segment = tile / iso.tiles;
+    int const core_x = index % iso.columns * iso.core;
+    int const core_y = index / iso.columns * iso.core;
+    g = Region{core_x - Depth * r,
+               core_y - Depth * r,
+               1,
+               1,
+               core_x,
+               min(p.nx, core_x + iso.core),
+               core_y,
+               min(p.ny, core_y + iso.core)};
+    tile = 0;
+    z_begin = segment * iso.z_segment;
+    z_end = min(p.nz, z_begin + iso.z_segment);
+  }
+  // Input planes [z_first, z_last) are streamed: the output's, the depth*r
+  // planes below and above them that its value depends on, and the fixed
+  // boundary planes.
+  int const z_first = max(z_begin - Depth * r, -r);
+  int const z_last = min(z_end + Depth * r, p.nz + r);
+  // Iteration it streams input plane it - r + shift; level t computes plane
+  // it - r + shift - t*lag.
+  int const shift = z_first + r;
   int const tile_col = tile % g.tiles_x;
   int const tile_row = tile / g.tiles_x;
   int const x_origin = g.x0 + tile_col * tile_x;  // grid x of tile cell 0
@@ -190,7 +232,9 @@ __global__ void __launch_bounds__(Threads, 1)
     c.exchange_offset =
         c.from_exchange ? static_cast<long>(y - g.y0) * region_nx + (x - g.x0)
                         : 0;
-    c.input_inside = c.valid && !c.from_exchange && y >= -p.halo &&
+    // Cells inside the grid but not the region reach only the overlap:
+    // not worth a load.
+    c.input_inside = c.valid && !in_grid && y >= -p.halo &&
                      y < p.ny + p.halo && x >= -p.halo && x < p.nx + p.halo;
     c.input_offset = c.input_inside ? grid_index(0, y, x) : 0;
   }
@@ -216,7 +260,7 @@ __global__ void __launch_bounds__(Threads, 1)
   }
   T incoming[loads];
   auto fetch_input = [&](int z) {
-    bool const z_inside = z >= -p.halo && z < p.nz + p.halo;
+    bool const z_inside = z >= -p.halo && z < z_last;
 #pragma unroll
     for (int i = 0; i < loads; ++i) {
       incoming[i] =
@@ -225,7 +269,7 @@ __global__ void __launch_bounds__(Threads, 1)
               : T(0);
     }
   };
-  fetch_input(-r);
+  fetch_input(z_first);
   __syncthreads();
 
   // The loop is unrolled by the ring's period, so that every plane's ring
@@ -235,7 +279,8 @@ __global__ void __launch_bounds__(Threads, 1)
   // iterations the rounding adds compute planes beyond the grid, which are
   // neither exchanged nor written.
   constexpr int period = S::ring;
-  int const iterations = (p.nz + r + Depth * L + period - 1) / period * period;
+  int const iterations =
+      (z_end - shift + r + Depth * L + period - 1) / period * period;
   T* const cell_rings = rings + (ly0 + r) * S::row + lx + r;
   // Ring slot `slot` of `level`, relative to the thread's first cell.
   auto cell_plane = [&](int level, int slot) {
@@ -243,7 +288,8 @@ __global__ void __launch_bounds__(Threads, 1)
   };
   auto iteration = [&](auto phase_constant, int it) {
     constexpr int phase = decltype(phase_constant)::value;
-    // Slot of the plane `it - r - t*lag + dz`.
+    // Slot of the plane `it - r - t*lag + dz` (counted from the shift: the
+    // slots only need to differ, not to match z).
     constexpr auto slot = [](int t, int dz) {
       return S::slot(phase - r - t * L + dz);
     };
@@ -253,13 +299,13 @@ __global__ void __launch_bounds__(Threads, 1)
     auto exchange_plane = [&](int t) {
       return (static_cast<long>(t - 1) * 2 + parity) * region_cells;
     };
-    // Levels 1..Depth: level t computes plane it - r - t*lag. All levels
-    // read first, then all write: the slots differ, but the compiler cannot
-    // know that, and reads after writes would serialise the levels.
+    // Levels 1..Depth: level t computes plane it + shift - r - t*lag. All
+    // levels read first, then all write: the slots differ, but the compiler
+    // cannot know that, and reads after writes would serialise the levels.
     T values[Depth][rows];
 #pragma unroll
     for (int t = 1; t <= Depth; ++t) {
-      int const z = it - r - t * L;
+      int const z = it + shift - r - t * L;
       bool const z_inside = z >= 0 && z < p.nz;
       stencil::detail::PlaneRingNeighbourhood<T, r> nb{};
 #pragma unroll
@@ -281,9 +327,9 @@ __global__ void __launch_bounds__(Threads, 1)
     }
 #pragma unroll
     for (int t = 1; t <= Depth; ++t) {
-      int const z = it - r - t * L;
+      int const z = it + shift - r - t * L;
       bool const wanted =
-          t < Depth ? (z >= -r && z < p.nz + r) : (z >= 0 && z < p.nz);
+          t < Depth ? (z >= -r && z < p.nz + r) : (z >= z_begin && z < z_end);
       if (!wanted) continue;
 #pragma unroll
       for (int j = 0; j < rows; ++j) {
@@ -294,20 +340,20 @@ __global__ void __launch_bounds__(Threads, 1)
             p.exchange.publish(exchange_plane(t) + exchange_offset[j], value,
                                tag);
           }
-        } else if (z >= 0 && output[j]) {
+        } else if (output[j]) {
           p.out[output_offset[j] + static_cast<long>(z) * p.stride_z] = value;
         }
       }
     }
-    // Level 0: the input plane it - r, with its rim, loaded last iteration.
-    if (it - r < p.nz + r) {
+    // Level 0: the input plane, with its rim, loaded last iteration.
+    if (int const z = it + shift - r; z < z_last) {
       T* const plane = rings + slot(0, 0) * S::plane;
 #pragma unroll
       for (int i = 0; i < loads; ++i) {
         int const k = static_cast<int>(threadIdx.x) + i * Threads;
         if (k < S::plane) plane[k] = incoming[i];
       }
-      fetch_input(it - r + 1);
+      fetch_input(z + 1);
     }
     if constexpr (Depth > 1) {
       p.exchange.arrive();
@@ -324,7 +370,7 @@ __global__ void __launch_bounds__(Threads, 1)
       T fixed[Depth - 1][rim_per_thread];
 #pragma unroll
       for (int t = 1; t < Depth; ++t) {
-        int const z = it - r - t * L;
+        int const z = it + shift - r - t * L;
         bool const published = z >= -r && z < p.nz + r;
         bool const z_padded = z >= -p.halo && z < p.nz + p.halo;
 #pragma unroll
@@ -346,7 +392,7 @@ __global__ void __launch_bounds__(Threads, 1)
         all_ready = true;
 #pragma unroll
         for (int t = 1; t < Depth; ++t) {
-          int const z = it - r - t * L;
+          int const z = it + shift - r - t * L;
           bool const published = z >= -r && z < p.nz + r;
 #pragma unroll
           for (int i = 0; i < rim_per_thread; ++i) {
@@ -361,7 +407,7 @@ __global__ void __launch_bounds__(Threads, 1)
       }
 #pragma unroll
       for (int t = 1; t < Depth; ++t) {
-        int const z = it - r - t * L;
+        int const z = it + shift - r - t * L;
         if (z < -r || z >= p.nz + r) continue;
         T* const plane = rings + (t * S::ring + slot(t, 0)) * S::plane;
 #pragma unroll

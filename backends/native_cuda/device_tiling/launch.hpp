@@ -317,13 +317,162 @@ void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
           grid.halo(),
           grid.padded_extent(2),
           grid.padded_extent(2) * grid.padded_extent(1),
-          region};
+          region,
+          IsolatedTiles{}};
       launch_cooperative(K::function(depth), region.tiles_x * region.tiles_y,
                          threads_per_block, K::shared(depth),
                          space.cuda_stream(), params);
       buffer.next_tag +=
           static_cast<unsigned>(iterations<Op::radius>(nz, depth));
     }
+    grid.swap();
+    done += depth;
+  }
+}
+
+// SM tiling: TemporalBlocking on rank-3 grids. The device-tiling kernel
+// with isolated tiles (IsolatedTiles): no exchange, no barrier, ordinary
+// launches, at the price of recomputing the tiles' overlap.
+
+template <class T, class Op>
+using IsolatedKernel = Kernel<T, Op, NoExchange<T>>;
+
+/// Output cells per isolated tile and axis at `depth`.
+constexpr int isolated_core(int depth, int radius) {
+  return tile_x - 2 * depth * radius;
+}
+
+/// The default SM-tiling depth: the deepest whose tiles keep at least 60%
+/// of their cells valid; deeper, the recomputed overlap costs more than the
+/// DRAM passes it saves (H200, 2560x352x384, j3d7pt: double 157, 215, 228,
+/// 166, 150 GCells/s at depths 1-5, float 270, 284, 340, 335, 310; j3d13pt
+/// double 139, 89, 73 at depths 1-3). Radius 1: depth 3, 26x26 of 32x32;
+/// radius 2: depth 1, 28x28.
+template <class T, class Op>
+int isolated_default_depth(DeviceLimits const& device) {
+  int best = 0;
+  for (int depth = 1; depth <= max_compiled_depth<T, Op>; ++depth) {
+    int const core = isolated_core(depth, Op::radius);
+    if (10 * core * core < 6 * tile_x * tile_y) break;
+    if (IsolatedKernel<T, Op>::fits(depth, device)) best = depth;
+  }
+  return best > 0 ? best : IsolatedKernel<T, Op>::max_depth(device);
+}
+
+/// Tiles and z segments of an SM-tiling launch on `resident` resident
+/// blocks. Every segment recomputes depth*(lag + 2r) planes of warm-up, so
+/// segments are only as many as filling the last wave of blocks pays for.
+inline IsolatedTiles isolated_tiles(int nx, int ny, int nz, int depth,
+                                    int radius, int resident) {
+  IsolatedTiles t;
+  t.core = isolated_core(depth, radius);
+  t.columns = (nx + t.core - 1) / t.core;
+  t.tiles = t.columns * ((ny + t.core - 1) / t.core);
+  int const warm_up = depth * (radius + 1) + 2 * depth * radius;
+  long best_cost = -1;
+  for (int segments = 1; segments <= std::min(nz, 256); ++segments) {
+    int const length = (nz + segments - 1) / segments;
+    long const blocks = static_cast<long>(t.tiles) * segments;
+    long const cost = (blocks + resident - 1) / resident * (length + warm_up);
+    if (best_cost < 0 || cost < best_cost) {
+      best_cost = cost;
+      t.z_segment = length;
+    }
+  }
+  return t;
+}
+
+inline int isolated_blocks(IsolatedTiles const& t, int nz) {
+  return t.tiles * ((nz + t.z_segment - 1) / t.z_segment);
+}
+
+/// Resolves a TemporalBlocking policy on a rank-3 grid into `p`.
+template <class T, class Op>
+void plan_isolated(Plan& p, int requested_depth) {
+  static_assert(Op::rank == 3);
+  static_assert(Op::radius >= 1 && Op::radius <= 2,
+                "stencil::TemporalBlocking on rank-3 grids supports radius 1 "
+                "and 2");
+  using K = IsolatedKernel<T, Op>;
+  DeviceLimits const device = current_device_limits();
+  expect_native_policy_applies(device, "TemporalBlocking", p.boundary,
+                               requested_depth);
+  int const max_depth = K::max_depth(device);
+  STENCIL_EXPECT(
+      max_depth >= 1, "TemporalBlocking: radius ", Op::radius, " with ",
+      sizeof(T), "-byte values does not fit in the ",
+      device.shared_per_block_optin, " bytes of shared memory per block of ",
+      device.name, " even at depth 1");
+  int const depth = requested_depth == 0
+                        ? isolated_default_depth<T, Op>(device)
+                        : requested_depth;
+  STENCIL_EXPECT(
+      K::fits(depth, device) && isolated_core(depth, Op::radius) >= 1,
+      "TemporalBlocking: depth ", depth, " does not fit on ", device.name,
+      " for a rank-3 grid, radius ", Op::radius, " and ", sizeof(T),
+      "-byte values (each level keeps ",
+      shared_bytes_per_level<T, Op::radius>(),
+      " bytes of shared memory per block, within the ",
+      device.shared_per_block_optin,
+      " bytes the device allows, and leaves a core of ",
+      tile_x, " - 2 x depth x radius cells of each ", tile_x, "x", tile_y,
+      " tile; this build has depths up to ", max_compiled_depth<T, Op>,
+      "); the largest depth that fits is ", max_depth, " (all that fit: ",
+      fitting_depths(max_compiled_depth<T, Op>,
+                     [&](int d) { return K::fits(d, device); }),
+      ")");
+  int const resident = resident_blocks<T, Op, NoExchange<T>>(depth);
+  STENCIL_EXPECT(resident >= 1, "TemporalBlocking: no block of the depth-",
+                 depth, " kernel can be resident on ", device.name);
+  IsolatedTiles const t =
+      isolated_tiles(p.extents[2], p.extents[1], p.extents[0], depth,
+                     Op::radius, resident);
+  cudaFuncAttributes attributes{};
+  STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, K::function(depth)));
+
+  p.backend = Backend::native_cuda;
+  p.policy = PolicyKind::temporal_blocking;
+  p.depth = depth;
+  p.tile = Tile{t.core, t.core, t.z_segment};
+  p.team_size = threads_per_block;
+  p.scratch_bytes = K::shared(depth);
+  p.registers = attributes.numRegs;
+  p.local_memory_bytes = static_cast<int>(attributes.localSizeBytes);
+  p.blocks = isolated_blocks(t, p.extents[0]);
+  p.blocks_per_sm = resident / device.multiprocessors;
+  p.exchange = std::string(name(NoExchange<T>::kind));
+  p.device = device.name;
+}
+
+/// Advances `grid` by `steps` with isolated tiles: per launch `p.depth`
+/// steps (the last one the remainder).
+template <class T, class MemorySpace, class Op>
+void run_isolated(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid,
+                  Op const& op, int steps, Plan const& p) {
+  using K = IsolatedKernel<T, Op>;
+  int const nx = grid.extent(2), ny = grid.extent(1), nz = grid.extent(0);
+  for (int done = 0; done < steps;) {
+    int const depth = std::min(p.depth, steps - done);
+    IsolatedTiles const t =
+        isolated_tiles(nx, ny, nz, depth, Op::radius,
+                       resident_blocks<T, Op, NoExchange<T>>(depth));
+    Params3D<T, Op, NoExchange<T>> const params{
+        grid.current().data(),
+        grid.next().data(),
+        NoExchange<T>{},
+        0u,
+        op,
+        nx,
+        ny,
+        nz,
+        grid.halo(),
+        grid.padded_extent(2),
+        grid.padded_extent(2) * grid.padded_extent(1),
+        Region{},
+        t};
+    K::function(depth)<<<isolated_blocks(t, nz), threads_per_block,
+                         K::shared(depth), space.cuda_stream()>>>(params);
+    STENCIL_CUDA_CHECK(cudaGetLastError());
     grid.swap();
     done += depth;
   }

@@ -214,8 +214,8 @@ Geometry ready_geometry(int depth, int nx, int ny, int multiprocessors) {
 template <class T, class Op>
 void plan(Plan& p, int requested_depth) {
   static_assert(Op::rank <= 2,
-                "stencil::TemporalBlocking: rank-3 grids use device tiling "
-                "(a later policy); use Naive or SpatialBlocking for now");
+                "temporal_blocking::plan is for rank 1 and 2; rank 3 runs the "
+                "device-tiling kernel on isolated tiles (plan_isolated)");
   using K = Kernel<T, Op>;
   DeviceLimits const device = current_device_limits();
   expect_native_policy_applies(device, "TemporalBlocking", p.boundary,
