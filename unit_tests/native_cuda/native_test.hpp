@@ -5,11 +5,14 @@
 // slower.
 #pragma once
 
+#include <stencil/error.hpp>
+
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
 
 #include <cstdlib>
+#include <string>
 
 namespace stencil_test {
 
@@ -20,6 +23,22 @@ inline bool have_gpu() {
 
 inline bool small_only() {
   return std::getenv("STENCIL_TEST_SMALL") != nullptr;
+}
+
+/// `run()` must throw a stencil::error naming `deepest` as the largest
+/// depth that fits (the refusal of a depth one too deep).
+template <class Run>
+void expect_refused_naming_deepest(Run&& run, int deepest) {
+  try {
+    run();
+    ADD_FAILURE() << "expected stencil::error";
+  } catch (stencil::error const& e) {
+    std::string const what = e.what();
+    EXPECT_NE(
+        what.find("largest depth that fits is " + std::to_string(deepest)),
+        std::string::npos)
+        << what;
+  }
 }
 
 }  // namespace stencil_test

@@ -58,6 +58,17 @@ inline void expect_native_policy_applies(DeviceLimits const& device,
                  "; use 1 or more, or 0 to let the plan choose");
 }
 
+/// Refuses a kernel family of which not even depth 1 fits (`max_depth`
+/// is its deepest that does, 0 for none).
+inline void expect_some_depth_fits(int max_depth, DeviceLimits const& device,
+                                   std::string_view policy, int radius,
+                                   std::size_t value_size) {
+  STENCIL_EXPECT(
+      max_depth >= 1, policy, ": radius ", radius, " with ", value_size,
+      "-byte values does not fit in the ", device.shared_per_block_optin,
+      " bytes of shared memory per block of ", device.name, " even at depth 1");
+}
+
 /// "1-5, 7-9": the depths in 1..deepest for which `fits(depth)` holds,
 /// as ranges. A depth can fail alone in the middle (its kernel spills
 /// registers while a deeper one, on a narrower block, does not), so an

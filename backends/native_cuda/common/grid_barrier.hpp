@@ -121,6 +121,24 @@ void launch_cooperative(void (*kernel)(Params...), int blocks, int threads,
       converted);
 }
 
+/// Milliseconds the work `enqueue()` puts on `stream` takes, between two
+/// events recorded around it.
+template <class Enqueue>
+float stream_milliseconds(cudaStream_t stream, Enqueue&& enqueue) {
+  cudaEvent_t start, stop;
+  STENCIL_CUDA_CHECK(cudaEventCreate(&start));
+  STENCIL_CUDA_CHECK(cudaEventCreate(&stop));
+  STENCIL_CUDA_CHECK(cudaEventRecord(start, stream));
+  enqueue();
+  STENCIL_CUDA_CHECK(cudaEventRecord(stop, stream));
+  STENCIL_CUDA_CHECK(cudaEventSynchronize(stop));
+  float milliseconds = 0;
+  STENCIL_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start, stop));
+  STENCIL_CUDA_CHECK(cudaEventDestroy(start));
+  STENCIL_CUDA_CHECK(cudaEventDestroy(stop));
+  return milliseconds;
+}
+
 namespace detail {
 template <class Barrier>
 __global__ void barrier_rounds(Barrier barrier, int rounds) {
@@ -152,18 +170,7 @@ inline double barrier_microseconds(BarrierKind kind, int blocks_per_sm,
     }
   };
   launch(16);
-  cudaEvent_t start, stop;
-  STENCIL_CUDA_CHECK(cudaEventCreate(&start));
-  STENCIL_CUDA_CHECK(cudaEventCreate(&stop));
-  STENCIL_CUDA_CHECK(cudaEventRecord(start, stream));
-  launch(rounds);
-  STENCIL_CUDA_CHECK(cudaEventRecord(stop, stream));
-  STENCIL_CUDA_CHECK(cudaEventSynchronize(stop));
-  float milliseconds = 0;
-  STENCIL_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start, stop));
-  STENCIL_CUDA_CHECK(cudaEventDestroy(start));
-  STENCIL_CUDA_CHECK(cudaEventDestroy(stop));
-  return 1000.0 * milliseconds / rounds;
+  return 1000.0 * stream_milliseconds(stream, [&] { launch(rounds); }) / rounds;
 }
 
 }  // namespace stencil::native_cuda

@@ -194,18 +194,10 @@ inline double tagged_exchange_microseconds(int threads, int rounds) {
         "stencil_tagged_exchange", 2 * blocks);
     Kokkos::fence();
     TaggedExchange<float> exchange{words.data()};
-    cudaEvent_t start, stop;
-    STENCIL_CUDA_CHECK(cudaEventCreate(&start));
-    STENCIL_CUDA_CHECK(cudaEventCreate(&stop));
-    STENCIL_CUDA_CHECK(cudaEventRecord(start, stream));
-    launch_cooperative(&detail::tagged_exchange_rounds<float>, blocks, threads,
-                       0, stream, exchange, columns, count);
-    STENCIL_CUDA_CHECK(cudaEventRecord(stop, stream));
-    STENCIL_CUDA_CHECK(cudaEventSynchronize(stop));
-    float milliseconds = 0;
-    STENCIL_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start, stop));
-    STENCIL_CUDA_CHECK(cudaEventDestroy(start));
-    STENCIL_CUDA_CHECK(cudaEventDestroy(stop));
+    float const milliseconds = stream_milliseconds(stream, [&] {
+      launch_cooperative(&detail::tagged_exchange_rounds<float>, blocks,
+                         threads, 0, stream, exchange, columns, count);
+    });
     return 1000.0 * milliseconds / count;
   };
   run(16);

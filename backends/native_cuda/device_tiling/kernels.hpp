@@ -5,13 +5,13 @@
 // all blocks stream along z together, `depth` time levels deep. A level
 // reads the level below from shared memory; the cells of its tile's
 // `radius`-wide rim come from the neighbouring blocks through an exchange
-// buffer in global memory (which stays in L2), once per streamed plane,
-// behind one device-wide barrier.
+// buffer in global memory (which stays in L2), once per streamed plane
+// (exchange.hpp: tagged words by default, no barrier).
 //
 // Level t works `lag` = r + 1 planes behind level t-1, so every plane a
 // level reads was finished (and exchanged) in an earlier iteration: one
-// device-wide barrier per iteration however deep the blocking, and no
-// dependency between the levels inside an iteration. Each level keeps a
+// exchange per iteration however deep the blocking, and no dependency
+// between the levels inside an iteration. Each level keeps a
 // ring of 2r + 2 planes of its tile plus rim in shared memory: the 2r + 1
 // the level above reads and the one being written.
 //
@@ -37,9 +37,9 @@ namespace stencil::native_cuda::device_tiling {
 
 inline constexpr int tile_x = 32;
 inline constexpr int tile_y = 32;
-/// 16 warps: the kernel is latency-bound (ncu at 256 threads: 0.38
-/// eligible warps per scheduler, `wait` and `barrier` stalls on top), and
-/// 512 threads fit in the register file at up to 128 registers each (H200,
+/// 8 warps of up to 255 registers: the plane loop, unrolled by the ring's
+/// period, spills at 512 threads (128 registers each), where the loop
+/// before the unrolling had gained from the extra warps (H200,
 /// 2560x352x384, double: j3d7pt 163 -> 170 GCells/s; float 232 -> 268).
 inline constexpr int threads_per_block = 256;
 
@@ -295,6 +295,9 @@ __global__ void __launch_bounds__(Threads, 1)
     };
     int const parity = it & 1;
     unsigned const tag = p.tag_base + static_cast<unsigned>(it) + 1u;
+    // Planes in [-r, nz + r) are exchanged (published and read); the others
+    // reach only discarded cells.
+    auto exchanged = [&](int z) { return z >= -r && z < p.nz + r; };
     // First cell of the exchange plane of level t this iteration.
     auto exchange_plane = [&](int t) {
       return (static_cast<long>(t - 1) * 2 + parity) * region_cells;
@@ -329,7 +332,7 @@ __global__ void __launch_bounds__(Threads, 1)
     for (int t = 1; t <= Depth; ++t) {
       int const z = it + shift - r - t * L;
       bool const wanted =
-          t < Depth ? (z >= -r && z < p.nz + r) : (z >= z_begin && z < z_end);
+          t < Depth ? exchanged(z) : (z >= z_begin && z < z_end);
       if (!wanted) continue;
 #pragma unroll
       for (int j = 0; j < rows; ++j) {
@@ -363,15 +366,14 @@ __global__ void __launch_bounds__(Threads, 1)
     // The rims of the planes levels 1..Depth-1 computed in this iteration:
     // from the blocks that computed them, or fixed boundary values. Every
     // level's loads are issued before any is waited for or stored, so their
-    // L2 latencies overlap instead of adding up. Planes outside
-    // [-r, nz + r) are neither published nor read.
+    // L2 latencies overlap instead of adding up.
     if constexpr (Depth > 1) {
       typename Exchange::Raw raw[Depth - 1][rim_per_thread] = {};
       T fixed[Depth - 1][rim_per_thread];
 #pragma unroll
       for (int t = 1; t < Depth; ++t) {
         int const z = it + shift - r - t * L;
-        bool const published = z >= -r && z < p.nz + r;
+        bool const published = exchanged(z);
         bool const z_padded = z >= -p.halo && z < p.nz + p.halo;
 #pragma unroll
         for (int i = 0; i < rim_per_thread; ++i) {
@@ -392,8 +394,7 @@ __global__ void __launch_bounds__(Threads, 1)
         all_ready = true;
 #pragma unroll
         for (int t = 1; t < Depth; ++t) {
-          int const z = it + shift - r - t * L;
-          bool const published = z >= -r && z < p.nz + r;
+          bool const published = exchanged(it + shift - r - t * L);
 #pragma unroll
           for (int i = 0; i < rim_per_thread; ++i) {
             if (published && rim[i].from_exchange &&
@@ -408,7 +409,7 @@ __global__ void __launch_bounds__(Threads, 1)
 #pragma unroll
       for (int t = 1; t < Depth; ++t) {
         int const z = it + shift - r - t * L;
-        if (z < -r || z >= p.nz + r) continue;
+        if (!exchanged(z)) continue;
         T* const plane = rings + (t * S::ring + slot(t, 0)) * S::plane;
 #pragma unroll
         for (int i = 0; i < rim_per_thread; ++i) {

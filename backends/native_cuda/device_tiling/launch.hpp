@@ -177,10 +177,8 @@ void plan(Plan& p, int requested_depth) {
   expect_native_policy_applies(device, "DeviceTiling", p.boundary,
                                requested_depth);
   int const max_depth = K::max_depth(device);
-  STENCIL_EXPECT(
-      max_depth >= 1, "DeviceTiling: radius ", Op::radius, " with ", sizeof(T),
-      "-byte values does not fit in the ", device.shared_per_block_optin,
-      " bytes of shared memory per block of ", device.name, " even at depth 1");
+  expect_some_depth_fits(max_depth, device, "DeviceTiling", Op::radius,
+                         sizeof(T));
   int const depth =
       requested_depth == 0 ? K::default_depth(device) : requested_depth;
   STENCIL_EXPECT(K::fits(depth, device), "DeviceTiling: depth ", depth,
@@ -274,16 +272,14 @@ void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
          int steps, Plan const& p) {
   using K = Kernel<T, Op, X>;
   int const nx = grid.extent(2), ny = grid.extent(1), nz = grid.extent(0);
-  auto regions_for = [&](int depth, int& blocks) {
-    blocks = resident_blocks<T, Op, X>(depth);
-    return cut_regions(nx, ny, blocks, depth, Op::radius);
+  auto regions_for = [&](int depth) {
+    return cut_regions(nx, ny, resident_blocks<T, Op, X>(depth), depth,
+                       Op::radius);
   };
-  int full_blocks = 0;
-  std::vector<Region> const full = regions_for(p.depth, full_blocks);
+  std::vector<Region> const full = regions_for(p.depth);
   int const remainder = steps % p.depth;
-  int remainder_blocks = 0;
   std::vector<Region> const last =
-      remainder == 0 ? full : regions_for(remainder, remainder_blocks);
+      remainder == 0 ? full : regions_for(remainder);
   // Exchange planes of levels 1..depth-1, two iteration parities, for the
   // larger need of the two launch shapes.
   auto exchange_cells = [](int depth, Region const& g) {
@@ -298,13 +294,13 @@ void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
   ExchangeBuffer& buffer = exchange_buffer(
       space, cells * X::cell_bytes,
       launches * static_cast<std::size_t>(iterations<Op::radius>(nz, p.depth)));
+  X exchange{};
+  exchange.buffer =
+      reinterpret_cast<decltype(exchange.buffer)>(buffer.bytes.data());
   for (int done = 0; done < steps;) {
     int const depth = std::min(p.depth, steps - done);
     std::vector<Region> const& regions = depth == p.depth ? full : last;
     for (Region const& region : regions) {
-      X exchange{};
-      exchange.buffer =
-          reinterpret_cast<decltype(exchange.buffer)>(buffer.bytes.data());
       Params3D<T, Op, X> const params{
           grid.current().data(),
           grid.next().data(),
@@ -398,35 +394,30 @@ void plan_isolated(Plan& p, int requested_depth) {
   expect_native_policy_applies(device, "TemporalBlocking", p.boundary,
                                requested_depth);
   int const max_depth = K::max_depth(device);
+  expect_some_depth_fits(max_depth, device, "TemporalBlocking", Op::radius,
+                         sizeof(T));
+  int const depth = requested_depth == 0 ? isolated_default_depth<T, Op>(device)
+                                         : requested_depth;
+  // Shared memory bounds the depth before the overlap eats the tile.
+  static_assert(isolated_core(max_compiled_depth<T, Op>, Op::radius) >= 1);
   STENCIL_EXPECT(
-      max_depth >= 1, "TemporalBlocking: radius ", Op::radius, " with ",
-      sizeof(T), "-byte values does not fit in the ",
-      device.shared_per_block_optin, " bytes of shared memory per block of ",
-      device.name, " even at depth 1");
-  int const depth = requested_depth == 0
-                        ? isolated_default_depth<T, Op>(device)
-                        : requested_depth;
-  STENCIL_EXPECT(
-      K::fits(depth, device) && isolated_core(depth, Op::radius) >= 1,
-      "TemporalBlocking: depth ", depth, " does not fit on ", device.name,
-      " for a rank-3 grid, radius ", Op::radius, " and ", sizeof(T),
-      "-byte values (each level keeps ",
+      K::fits(depth, device), "TemporalBlocking: depth ", depth,
+      " does not fit on ", device.name, " for a rank-3 grid, radius ",
+      Op::radius, " and ", sizeof(T), "-byte values (each level keeps ",
       shared_bytes_per_level<T, Op::radius>(),
       " bytes of shared memory per block, within the ",
       device.shared_per_block_optin,
-      " bytes the device allows, and leaves a core of ",
-      tile_x, " - 2 x depth x radius cells of each ", tile_x, "x", tile_y,
-      " tile; this build has depths up to ", max_compiled_depth<T, Op>,
-      "); the largest depth that fits is ", max_depth, " (all that fit: ",
+      " bytes the device allows; this build has depths up to ",
+      max_compiled_depth<T, Op>, "); the largest depth that fits is ",
+      max_depth, " (all that fit: ",
       fitting_depths(max_compiled_depth<T, Op>,
                      [&](int d) { return K::fits(d, device); }),
       ")");
   int const resident = resident_blocks<T, Op, NoExchange<T>>(depth);
   STENCIL_EXPECT(resident >= 1, "TemporalBlocking: no block of the depth-",
                  depth, " kernel can be resident on ", device.name);
-  IsolatedTiles const t =
-      isolated_tiles(p.extents[2], p.extents[1], p.extents[0], depth,
-                     Op::radius, resident);
+  IsolatedTiles const t = isolated_tiles(
+      p.extents[2], p.extents[1], p.extents[0], depth, Op::radius, resident);
   cudaFuncAttributes attributes{};
   STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, K::function(depth)));
 
@@ -451,11 +442,16 @@ void run_isolated(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid,
                   Op const& op, int steps, Plan const& p) {
   using K = IsolatedKernel<T, Op>;
   int const nx = grid.extent(2), ny = grid.extent(1), nz = grid.extent(0);
+  auto tiles_for = [&](int depth) {
+    return isolated_tiles(nx, ny, nz, depth, Op::radius,
+                          resident_blocks<T, Op, NoExchange<T>>(depth));
+  };
+  IsolatedTiles const full = tiles_for(p.depth);
+  int const remainder = steps % p.depth;
+  IsolatedTiles const last = remainder == 0 ? full : tiles_for(remainder);
   for (int done = 0; done < steps;) {
     int const depth = std::min(p.depth, steps - done);
-    IsolatedTiles const t =
-        isolated_tiles(nx, ny, nz, depth, Op::radius,
-                       resident_blocks<T, Op, NoExchange<T>>(depth));
+    IsolatedTiles const& t = depth == p.depth ? full : last;
     Params3D<T, Op, NoExchange<T>> const params{
         grid.current().data(),
         grid.next().data(),

@@ -221,12 +221,8 @@ void plan(Plan& p, int requested_depth) {
   expect_native_policy_applies(device, "TemporalBlocking", p.boundary,
                                requested_depth);
   int const max_depth = K::max_depth(device);
-  STENCIL_EXPECT(max_depth >= 1, "TemporalBlocking: radius ", Op::radius,
-                 " with ", sizeof(T), "-byte values does not fit in the ",
-                 device.shared_per_block_optin,
-                 " bytes of shared memory per "
-                 "block of ",
-                 device.name, " even at depth 1");
+  expect_some_depth_fits(max_depth, device, "TemporalBlocking", Op::radius,
+                         sizeof(T));
   int const depth =
       requested_depth == 0 ? K::default_depth(device) : requested_depth;
   STENCIL_EXPECT(
