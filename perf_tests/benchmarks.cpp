@@ -102,6 +102,11 @@ template <class P, int MinRank, int MaxRank>
 PolicyEntry(char const*, P, RankRange<MinRank, MaxRank>)
     -> PolicyEntry<P, MinRank, MaxRank>;
 
+/// Policies with a number of prefetch stages, which --prefetch=LIST sweeps.
+template <class P>
+inline constexpr bool has_prefetch_v =
+    std::is_same_v<P, stencil::StreamingSweep>;
+
 /// Policies with a temporal depth, which --depth=LIST sweeps.
 template <class P>
 inline constexpr bool has_depth_v =
@@ -120,6 +125,9 @@ auto native_policy_table() {
         PolicyEntry{"TemporalBlocking", stencil::TemporalBlocking{},
                     ranks<1, 3>},
         PolicyEntry{"DeviceTiling", stencil::DeviceTiling{}, ranks<3, 3>},
+        // One kernel per step through shared memory, measured against the
+        // DRAM-bound ceiling and Naive.
+        PolicyEntry{"StreamingSweep", stencil::StreamingSweep{}, ranks<2, 3>},
     };
   } else {
     return std::tuple{};
@@ -666,6 +674,17 @@ int register_benchmarks(Options const& o, Ceilings const& ceilings) {
               ++count;
             }
             if (!o.depths.empty()) return;
+          }
+          if constexpr (has_prefetch_v<P>) {
+            for (int stages : o.prefetch) {
+              P policy = pol.policy;
+              policy.prefetch = stages;
+              register_case<Op, T>(
+                  o, std::string(pol.name) + ".p" + std::to_string(stages),
+                  policy, prec.name, size, ceilings);
+              ++count;
+            }
+            if (!o.prefetch.empty()) return;
           }
           register_case<Op, T>(o, pol.name, pol.policy, prec.name, size,
                                ceilings);

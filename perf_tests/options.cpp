@@ -147,6 +147,16 @@ Options parse_options(int& argc, char** argv) {
             "--depth=" + value, d,
             "give temporal depths as positive numbers separated by commas"));
       }
+    } else if (take_value(arg, "prefetch", value)) {
+      o.prefetch.clear();
+      for (auto const& s : split_list("--prefetch", value)) {
+        // 0 (plain loads) is valid, unlike the other counts.
+        char const* const what =
+            "give prefetch stages as numbers of 0 or more separated by "
+            "commas (0: plain loads)";
+        o.prefetch.push_back(
+            s == "0" ? 0 : parse_positive("--prefetch=" + value, s, what));
+      }
     } else if (take_value(arg, "steps", value)) {
       o.steps = parse_positive("--steps=" + value, value,
                                "give a positive number of time steps, "
@@ -201,6 +211,9 @@ Options:
                         depths (one benchmark each, named
                         TemporalBlocking.dN) instead of the depth their
                         plans choose
+  --prefetch=LIST       run StreamingSweep with these numbers of prefetch
+                        stages (0: plain loads; one benchmark each, named
+                        StreamingSweep.pN) instead of the plan's choice
   --repetitions=N       timed repetitions per benchmark (default 5, quick 3)
   --help                this text, then Google Benchmark's
 

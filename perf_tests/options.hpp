@@ -32,6 +32,9 @@ struct Options {
   /// DeviceTiling at, one benchmark each ("TemporalBlocking.d8"); empty:
   /// the plan's choice.
   std::vector<int> depths;
+  /// --prefetch=LIST: prefetch stages to run StreamingSweep at, one
+  /// benchmark each ("StreamingSweep.p2"); empty: the plan's choice.
+  std::vector<int> prefetch;
   int repetitions = 0;  ///< 0: the mode's default
   /// Console output of Google Benchmark goes to stdout unless another
   /// format was asked for; then our header must not corrupt it.

@@ -25,6 +25,8 @@ std::string to_string(PolicyKind policy) {
       return "TemporalBlocking";
     case PolicyKind::device_tiling:
       return "DeviceTiling";
+    case PolicyKind::streaming_sweep:
+      return "StreamingSweep";
   }
   return "unknown";
 }
@@ -84,6 +86,21 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
         << p.local_memory_bytes << " B/thread"
         << ", shared " << p.scratch_bytes << " B/block, blocks/SM "
         << p.blocks_per_sm;
+  }
+  if (p.policy == PolicyKind::streaming_sweep) {
+    out << ", tile " << p.tile.x;
+    if (p.rank == 3) out << "x" << p.tile.y;
+    out << " streamed along " << (p.rank == 3 ? "z" : "y") << ", " << p.tile.z
+        << " " << (p.rank == 3 ? "planes" : "lines") << " per block, prefetch ";
+    if (p.prefetch > 0) {
+      out << p.prefetch << " (cp.async)";
+    } else {
+      out << "off (plain loads)";
+    }
+    out << ", threads " << p.team_size << ", registers " << p.registers
+        << ", local memory " << p.local_memory_bytes << " B/thread"
+        << ", shared " << p.scratch_bytes << " B/block, blocks " << p.blocks
+        << ", blocks/SM " << p.blocks_per_sm;
   }
   if (!p.device.empty()) out << ", device " << p.device;
   return out << '}';

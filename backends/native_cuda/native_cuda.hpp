@@ -3,10 +3,12 @@
 // stencil/backend.hpp only when Kokkos has CUDA and the build enables
 // STENCIL_ENABLE_NATIVE_CUDA. It declares the backend available for
 // Kokkos::Cuda and routes the native policies to their mechanism, one folder
-// each (temporal_blocking/, device_tiling/; prefetch to come).
+// each (temporal_blocking/, device_tiling/, streaming_sweep/; the prefetch
+// they share in common/).
 #pragma once
 
 #include <native_cuda/device_tiling/launch.hpp>
+#include <native_cuda/streaming_sweep/launch.hpp>
 #include <native_cuda/temporal_blocking/launch.hpp>
 
 #include <stencil/detail/backend_trait.hpp>
@@ -40,9 +42,20 @@ struct Native<Kokkos::Cuda> {
     native_cuda::device_tiling::plan<T, Op>(p, policy.depth);
   }
 
+  template <class T, class Op>
+  static void plan_streaming_sweep(Plan& p, StreamingSweep const& policy) {
+    native_cuda::streaming_sweep::plan<T, Op>(p, policy.prefetch);
+  }
+
   template <class T, int Rank, class MemorySpace, class Op>
   static void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
                   Op const& op, int steps, Plan const& p) {
+    if constexpr (Rank >= 2) {
+      if (p.policy == PolicyKind::streaming_sweep) {
+        native_cuda::streaming_sweep::run(space, grid, op, steps, p);
+        return;
+      }
+    }
     if constexpr (Rank <= 2) {
       if (p.policy == PolicyKind::temporal_blocking) {
         native_cuda::temporal_blocking::run(space, grid, op, steps, p);

@@ -66,6 +66,7 @@ void run_portable(ExecSpace const& space, Grid<T, Rank, MemorySpace>& grid,
         break;
       case PolicyKind::temporal_blocking:
       case PolicyKind::device_tiling:
+      case PolicyKind::streaming_sweep:
         break;  // native only; dispatched before run_portable
     }
     grid.swap();

@@ -100,7 +100,8 @@ Plan plan(ExecSpace const& space, Grid<T, Rank, MemorySpace> const& grid,
   static_assert(is_policy_v<Policy>,
                 "stencil::plan: the policy must be stencil::Naive, "
                 "stencil::SpatialBlocking, stencil::TemporalBlocking, "
-                "stencil::DeviceTiling or stencil::Auto");
+                "stencil::DeviceTiling, stencil::StreamingSweep or "
+                "stencil::Auto");
   static_assert(
       !std::is_same_v<Policy, TemporalBlocking> ||
           native_available_v<ExecSpace>,
@@ -112,6 +113,16 @@ Plan plan(ExecSpace const& space, Grid<T, Rank, MemorySpace> const& grid,
       "stencil::plan: DeviceTiling runs on the native CUDA backend only "
       "(Kokkos::Cuda with STENCIL_ENABLE_NATIVE_CUDA=ON); use Naive or "
       "SpatialBlocking on this execution space");
+  static_assert(
+      !std::is_same_v<Policy, StreamingSweep> || native_available_v<ExecSpace>,
+      "stencil::plan: StreamingSweep runs on the native CUDA "
+      "backend only (Kokkos::Cuda with "
+      "STENCIL_ENABLE_NATIVE_CUDA=ON); use Naive or "
+      "SpatialBlocking on this execution space");
+  static_assert(!std::is_same_v<Policy, StreamingSweep> || Rank >= 2,
+                "stencil::plan: StreamingSweep streams the lines of a rank-2 "
+                "grid or the planes of a rank-3 grid; a rank-1 grid has "
+                "nothing to stream, use Naive or TemporalBlocking");
   static_assert(
       Kokkos::SpaceAccessibility<ExecSpace, MemorySpace>::accessible,
       "stencil::plan: the grid's memory space is not accessible from this "
@@ -129,6 +140,8 @@ Plan plan(ExecSpace const& space, Grid<T, Rank, MemorySpace> const& grid,
                                                                       policy);
   } else if constexpr (std::is_same_v<Policy, DeviceTiling>) {
     detail::Native<ExecSpace>::template plan_device_tiling<T, Op>(p, policy);
+  } else if constexpr (std::is_same_v<Policy, StreamingSweep>) {
+    detail::Native<ExecSpace>::template plan_streaming_sweep<T, Op>(p, policy);
   } else {
     p.chosen_by_auto = true;
     // Measured on an H200 (perf_tests/results): native temporal blocking

@@ -46,6 +46,17 @@ struct DeviceTiling {
   int depth = 0;
 };
 
+/// The native single-step sweep (native CUDA backend, rank 2 and 3, fixed
+/// or periodic boundaries, any radius): one kernel per time step, each
+/// block streaming a tile along the slowest dimension through shared
+/// memory, the next `prefetch` lines or planes copied in asynchronously
+/// (cp.async) while the current one is computed. DRAM-bound by design, for
+/// what temporal blocking cannot run. `prefetch` is the number of copies in
+/// flight: 0 for plain loads, up to 4, or -1 to let the plan choose.
+struct StreamingSweep {
+  int prefetch = -1;
+};
+
 /// Let the library choose the backend, policy and parameters. The choice is
 /// reported by `stencil::plan` (and printed with the plan).
 struct Auto {};
@@ -55,13 +66,14 @@ enum class PolicyKind {
   naive,
   spatial_blocking,
   temporal_blocking,
-  device_tiling
+  device_tiling,
+  streaming_sweep
 };
 
 template <class P>
 inline constexpr bool is_policy_v =
     std::is_same_v<P, Naive> || std::is_same_v<P, SpatialBlocking> ||
     std::is_same_v<P, TemporalBlocking> || std::is_same_v<P, DeviceTiling> ||
-    std::is_same_v<P, Auto>;
+    std::is_same_v<P, StreamingSweep> || std::is_same_v<P, Auto>;
 
 }  // namespace stencil

@@ -91,6 +91,9 @@ def short_plan(plan):
     depth = re.search(r"depth (\d+)", plan)
     if depth and depth.group(1) != "1":
         words.append("depth " + depth.group(1))
+    prefetch = re.search(r"prefetch (\d+|off)", plan)
+    if prefetch:
+        words.append("prefetch " + prefetch.group(1))
     if "chosen by Auto" in plan:
         words.append("(Auto)")
     fallback = re.search(r"this space's backend is (\w+), which does not "

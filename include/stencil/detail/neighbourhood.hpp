@@ -60,4 +60,18 @@ struct PlaneRingNeighbourhood {
   }
 };
 
+/// The 2D counterpart: a ring of lines (a y-streaming kernel keeps 2r+1
+/// lines in a circular buffer); line[dy + Radius] points at the centre
+/// column of line dy.
+template <class T, int Radius>
+struct LineRingNeighbourhood {
+  using value_type = T;
+  T const* line[2 * Radius + 1];
+  int centre = 0;  // offset of the centre cell within each line
+
+  KOKKOS_FORCEINLINE_FUNCTION T operator()(int dy, int dx) const {
+    return line[dy + Radius][centre + dx];
+  }
+};
+
 }  // namespace stencil::detail

@@ -51,6 +51,9 @@ struct Plan {
   /// one after another) and how the blocks exchange their tiles' rims.
   int regions = 0;
   std::string exchange;
+  /// Native kernels: loads in flight as asynchronous copies into shared
+  /// memory (lines or planes ahead of the one computed); 0 = plain loads.
+  int prefetch = 0;
   std::string device;  ///< the GPU the plan was made for
 };
 

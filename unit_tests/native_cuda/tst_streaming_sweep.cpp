@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: Apache-2.0
+// The native single-step sweep against the reference loop: every 2D and 3D
+// suite stencil, float and double, fixed and periodic boundaries, every
+// number of prefetch stages (0 = plain loads), sizes that are not multiples
+// of the 1024-cell lines or 32x32 tiles, and grids long enough that blocks
+// stream many ring periods and their shares run from one tile into the
+// next.
+#include "../reference.hpp"
+#include "native_test.hpp"
+
+#include <native_cuda/common/prefetch.hpp>
+
+#include <stencil/stencil.hpp>
+#include <stencil/suite.hpp>
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace {
+
+using stencil::native_cuda::max_prefetch_stages;
+
+template <class T, class Op>
+void check(Op const& op, std::array<int, Op::rank> extents, int prefetch,
+           stencil::Boundary boundary, std::initializer_list<int> step_counts,
+           int halo = Op::radius) {
+  constexpr int rank = Op::rank;
+  unsigned seed = 31;
+  for (int steps : step_counts) {
+    std::ostringstream where;
+    where << Op::name << ' ' << (sizeof(T) == 4 ? "float" : "double")
+          << " prefetch=" << prefetch << ' ' << stencil::to_string(boundary)
+          << " steps=" << steps << " halo=" << halo << " extents=";
+    for (int e : extents) where << e << ' ';
+    SCOPED_TRACE(where.str());
+    auto const initial =
+        stencil_test::random_field<T, rank>(extents, halo, op, steps, ++seed);
+    auto const expected = stencil_test::reference(initial, op, steps, boundary);
+    stencil::Grid<T, rank, Kokkos::CudaSpace> grid(
+        "u", extents, {.halo = halo, .boundary = boundary});
+    stencil_test::load(grid, initial);
+    auto const p = stencil::plan(Kokkos::Cuda{}, grid, op,
+                                 stencil::StreamingSweep{prefetch});
+    ASSERT_EQ(p.backend, stencil::Backend::native_cuda);
+    ASSERT_EQ(p.policy, stencil::PolicyKind::streaming_sweep);
+    if (prefetch >= 0) ASSERT_EQ(p.prefetch, prefetch);
+    stencil::iterate(Kokkos::Cuda{}, grid, op, steps, p);
+    Kokkos::fence();
+    EXPECT_TRUE(stencil_test::matches(stencil_test::read_back(grid), expected,
+                                      initial, boundary, steps));
+  }
+}
+
+/// Every prefetch on the small grids, both boundaries and precisions; the
+/// plan's default and plain loads on the long one.
+template <class Op>
+void check_all(Op const& op, std::array<int, Op::rank> small,
+               std::array<int, Op::rank> tiled,
+               std::array<int, Op::rank> long_grid) {
+  for (auto boundary :
+       {stencil::Boundary::fixed, stencil::Boundary::periodic}) {
+    for (int prefetch = 0; prefetch <= max_prefetch_stages; ++prefetch) {
+      check<double>(op, small, prefetch, boundary, {1, 4});
+      check<float>(op, small, prefetch, boundary, {3});
+    }
+    check<double>(op, tiled, -1, boundary, {3});
+    check<float>(op, tiled, 1, boundary, {2});
+    // A wider halo moves the tiles' 16-byte alignment.
+    check<double>(op, tiled, 2, boundary, {2}, Op::radius + 1);
+    check<float>(op, tiled, 3, boundary, {2}, Op::radius + 1);
+  }
+  if (stencil_test::small_only()) return;
+  check<double>(op, long_grid, -1, stencil::Boundary::fixed, {2});
+  check<double>(op, long_grid, 0, stencil::Boundary::periodic, {1});
+  check<float>(op, long_grid, max_prefetch_stages, stencil::Boundary::fixed,
+               {3});
+}
+
+// Rows whose padded length is a multiple of 16 bytes move 16-byte items,
+// others single cells: 2D 37x53 (one partial tile, single cells), 301x2054
+// (three tiles across x, 16-byte items in both precisions), 20001x1100
+// (segments of many ring periods; 16-byte items in double only); 3D
+// 17x23x29 (one partial tile, single cells), 29x45x70 (2x3 partial tiles,
+// 16-byte items), 900x45x70 (long segments).
+template <class Op>
+void check_2d(Op const& op) {
+  check_all(op, {37, 53}, {301, 2054}, {20001, 1100});
+}
+template <class Op>
+void check_3d(Op const& op) {
+  check_all(op, {17, 23, 29}, {29, 45, 70}, {900, 45, 70});
+}
+
+TEST(StreamingSweep, J2d5pt) {
+  STENCIL_REQUIRE_GPU();
+  check_2d(stencil::suite::J2d5pt{});
+}
+TEST(StreamingSweep, J2d9pt) {
+  STENCIL_REQUIRE_GPU();
+  check_2d(stencil::suite::J2d9pt{});
+}
+TEST(StreamingSweep, J2d9ptGol) {
+  STENCIL_REQUIRE_GPU();
+  check_2d(stencil::suite::J2d9ptGol{});
+}
+TEST(StreamingSweep, J2d25pt) {
+  STENCIL_REQUIRE_GPU();
+  check_2d(stencil::suite::J2d25pt{});
+}
+TEST(StreamingSweep, J3d7pt) {
+  STENCIL_REQUIRE_GPU();
+  check_3d(stencil::suite::J3d7pt{});
+}
+TEST(StreamingSweep, J3d13pt) {
+  STENCIL_REQUIRE_GPU();
+  check_3d(stencil::suite::J3d13pt{});
+}
+TEST(StreamingSweep, J3d17pt) {
+  STENCIL_REQUIRE_GPU();
+  check_3d(stencil::suite::J3d17pt{});
+}
+TEST(StreamingSweep, J3d27pt) {
+  STENCIL_REQUIRE_GPU();
+  check_3d(stencil::suite::J3d27pt{});
+}
+TEST(StreamingSweep, Poisson) {
+  STENCIL_REQUIRE_GPU();
+  check_3d(stencil::suite::Poisson19pt{});
+}
+TEST(StreamingSweep, Prescaled) {
+  STENCIL_REQUIRE_GPU();
+  check_2d(stencil::suite::J2d25ptPrescaled{});
+  check_3d(stencil::suite::J3d27ptPrescaled{});
+}
+
+TEST(StreamingSweep, RefusesWhatItCannotRun) {
+  STENCIL_REQUIRE_GPU();
+  using stencil::suite::J3d7pt;
+  stencil::Grid<double, 3, Kokkos::CudaSpace> grid("u", {20, 20, 20});
+  stencil::fill(grid, [](int i, int j, int k) { return 0.5 * i + j - k; });
+  auto const before = stencil_test::read_back(grid);
+  for (int prefetch : {max_prefetch_stages + 1, -2}) {
+    try {
+      stencil::iterate(Kokkos::Cuda{}, grid, J3d7pt{}, 3,
+                       stencil::StreamingSweep{prefetch});
+      ADD_FAILURE() << "prefetch " << prefetch << ": expected a refusal";
+    } catch (stencil::error const& e) {
+      std::string const what = e.what();
+      EXPECT_NE(what.find("use 0 (plain loads) to " +
+                          std::to_string(max_prefetch_stages)),
+                std::string::npos)
+          << what;
+    }
+  }
+  Kokkos::fence();
+  EXPECT_EQ(stencil_test::read_back(grid).data, before.data);
+}
+
+TEST(StreamingSweep, PlanReportsTheLaunch) {
+  STENCIL_REQUIRE_GPU();
+  stencil::Grid<double, 3, Kokkos::CudaSpace> grid("u", {256, 288, 384});
+  for (int prefetch : {0, 2}) {
+    auto const p = stencil::plan(Kokkos::Cuda{}, grid, stencil::suite::J3d7pt{},
+                                 stencil::StreamingSweep{prefetch});
+    std::ostringstream text;
+    text << p;
+    for (char const* part :
+         {"backend: native_cuda", "StreamingSweep", "tile 32x32",
+          prefetch == 0 ? "prefetch off" : "prefetch 2 (cp.async)", "registers",
+          "blocks/SM"}) {
+      EXPECT_NE(text.str().find(part), std::string::npos) << text.str();
+    }
+    // One wave: every block resident at once.
+    EXPECT_LE(
+        p.blocks,
+        p.blocks_per_sm * Kokkos::Cuda{}.cuda_device_prop().multiProcessorCount)
+        << text.str();
+    std::cout << text.str() << '\n';
+  }
+}
+
+}  // namespace
