@@ -2,9 +2,8 @@
 // The native single-step sweep against the reference loop: every 2D and 3D
 // suite stencil, float and double, fixed and periodic boundaries, every
 // number of prefetch stages (0 = plain loads), sizes that are not multiples
-// of the 1024-cell lines or 32x32 tiles, and grids long enough that blocks
-// stream many ring periods and their shares run from one tile into the
-// next.
+// of the 1024-cell lines or 64x16 tiles, and grids long enough that blocks
+// stream many ring periods (2D) or many segments follow each other (3D).
 #include "../reference.hpp"
 #include "native_test.hpp"
 
@@ -82,7 +81,7 @@ void check_all(Op const& op, std::array<int, Op::rank> small,
 // (three tiles across x, 16-byte items in both precisions), 20001x1100
 // (segments of many ring periods; 16-byte items in double only); 3D
 // 17x23x29 (one partial tile, single cells), 29x45x70 (2x3 partial tiles,
-// 16-byte items), 900x45x70 (long segments).
+// 16-byte items), 900x45x70 (57 segments of 16 planes per tile).
 template <class Op>
 void check_2d(Op const& op) {
   check_all(op, {37, 53}, {301, 2054}, {20001, 1100});
@@ -166,16 +165,12 @@ TEST(StreamingSweep, PlanReportsTheLaunch) {
     std::ostringstream text;
     text << p;
     for (char const* part :
-         {"backend: native_cuda", "StreamingSweep", "tile 32x32",
+         {"backend: native_cuda", "StreamingSweep", "tile 64x16",
+          "16 planes per block",
           prefetch == 0 ? "prefetch off" : "prefetch 2 (cp.async)", "registers",
           "blocks/SM"}) {
       EXPECT_NE(text.str().find(part), std::string::npos) << text.str();
     }
-    // One wave: every block resident at once.
-    EXPECT_LE(
-        p.blocks,
-        p.blocks_per_sm * Kokkos::Cuda{}.cuda_device_prop().multiProcessorCount)
-        << text.str();
     std::cout << text.str() << '\n';
   }
 }

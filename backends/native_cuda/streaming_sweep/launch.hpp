@@ -25,14 +25,11 @@
 namespace stencil::native_cuda::streaming_sweep {
 
 /// Prefetch stages when the policy leaves the choice to the plan, from the
-/// sweep of 0-4 stages on an H200 (native README, "Streaming sweep"): in
-/// 2D one stage gained up to 22% on the heavier stencils (j2d9pt,
-/// j2d25pt) and lost 4-6% on j2d5pt; in 3D the 32x32 tiles lost up to 22%
-/// with any prefetch on the lighter stencils (fewer resident blocks for
-/// the larger ring) and gained up to 14% on the boxes. The model (Auto)
-/// is to choose per stencil.
-template <int Rank>
-inline constexpr int default_prefetch = Rank == 2 ? 1 : 0;
+/// sweep of 0-4 stages on an H200 (native README, "Streaming sweep"): one
+/// stage beats plain loads on 16 of the 18 2D and 3D rows (by up to 51%,
+/// float j3d13pt) and is within 4% of the best number of stages on all but
+/// two; it loses 4-6% on j2d5pt. The model (Auto) is to choose per stencil.
+inline constexpr int default_prefetch = 1;
 
 template <class T, class Op>
 struct Kernel {
@@ -54,6 +51,11 @@ struct Kernel {
            shared_bytes(stages) <= device.shared_per_block_optin;
   }
 };
+
+/// Planes a block streams in rank 3 (its pipeline refills 2r planes per
+/// segment, which the block streaming the segment before has just read:
+/// mostly L2 hits).
+inline constexpr int rank3_segment = 16;
 
 struct Geometry {
   int tiles_x = 0;
@@ -86,10 +88,20 @@ Geometry ready_geometry(int stages, std::array<int, 3> const& extents, int halo,
   // The tiles start halo % V cells left of the grid (kernels.hpp).
   g.tiles_x = (nx + halo % U::vector + U::width - 1) / U::width;
   g.tiles = g.tiles_x * ((ny + U::height - 1) / U::height);
-  // As many segments as fill the resident blocks, at least one.
-  int const resident = std::max(1, g.blocks_per_sm) * multiprocessors;
-  int const segments = std::clamp(resident / g.tiles, 1, g.units);
-  g.segment = (g.units + segments - 1) / segments;
+  if constexpr (Op::rank == 3) {
+    // Short segments in many waves, as the hardware schedules them in
+    // order: the blocks running at any time then read a few neighbouring
+    // slabs of planes. Long segments, one wave of blocks each at its own
+    // z, left the DRAM half busy (ncu: 49%; H200, j3d7pt double,
+    // prefetch 4: 16 planes 219 GCells/s, 32 planes 200, one segment per
+    // resident block 152).
+    g.segment = std::min(g.units, rank3_segment);
+  } else {
+    // As many segments as fill the resident blocks, at least one.
+    int const resident = std::max(1, g.blocks_per_sm) * multiprocessors;
+    int const segments = std::clamp(resident / g.tiles, 1, g.units);
+    g.segment = (g.units + segments - 1) / segments;
+  }
   g.blocks = g.tiles * ((g.units + g.segment - 1) / g.segment);
   return g;
 }
@@ -126,7 +138,7 @@ void plan(Plan& p, int requested_prefetch) {
                  device.compute_capability % 10, "; use prefetch 0");
   int stages = requested_prefetch;
   if (stages < 0) {
-    stages = has_async_copy ? default_prefetch<Op::rank> : 0;
+    stages = has_async_copy ? default_prefetch : 0;
     while (stages > 0 && !K::fits(stages, device)) --stages;
   }
   if (!K::fits(stages, device)) {
