@@ -143,8 +143,9 @@ __global__ void __launch_bounds__(threads_per_block)
     load_offset[i] =
         load_inside[i] ? (rank == 3 ? (y + p.halo) * p.stride_y : 0) + px : 0;
   }
-  // The thread's cells: runs of V adjacent cells; rank 3, `runs` rows of
-  // the tile 32/runs apart; rank 2, runs 512 cells apart.
+  // The thread's cells: runs of V adjacent cells (one 16-byte store);
+  // rank 3, `runs` rows of the tile height/runs apart; rank 2, runs
+  // width/runs cells apart.
   int const run_x = tid % U::run_threads_per_row * V;
   int const run_row = tid / U::run_threads_per_row;
   // Cells [out_first, out_end) of each run are in the grid.
