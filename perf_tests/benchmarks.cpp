@@ -16,6 +16,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace stencil_perf {
 
@@ -105,7 +106,9 @@ PolicyEntry(char const*, P, RankRange<MinRank, MaxRank>)
 /// Policies with a number of prefetch stages, which --prefetch=LIST sweeps.
 template <class P>
 inline constexpr bool has_prefetch_v =
-    std::is_same_v<P, stencil::StreamingSweep>;
+    std::is_same_v<P, stencil::StreamingSweep> ||
+    std::is_same_v<P, stencil::TemporalBlocking> ||
+    std::is_same_v<P, stencil::DeviceTiling>;
 
 /// Policies with a temporal depth, which --depth=LIST sweeps.
 template <class P>
@@ -666,29 +669,36 @@ int register_benchmarks(Options const& o, Ceilings const& ceilings) {
                       Op::rank <= Entry::max_rank) {
           if (!contains(o.policies, pol.name)) return;
           using P = std::decay_t<decltype(pol.policy)>;
+          // One row per depth of --depth and per stages of --prefetch
+          // (each list, where given, replaces the plan's choice), named
+          // Policy.dD.pS.
+          std::vector<int> depths{-1}, stages{-1};
           if constexpr (has_depth_v<P>) {
-            for (int depth : o.depths) {
-              register_case<Op, T>(
-                  o, std::string(pol.name) + ".d" + std::to_string(depth),
-                  P{depth}, prec.name, size, ceilings);
-              ++count;
-            }
-            if (!o.depths.empty()) return;
+            if (!o.depths.empty()) depths = o.depths;
           }
           if constexpr (has_prefetch_v<P>) {
-            for (int stages : o.prefetch) {
+            if (!o.prefetch.empty()) stages = o.prefetch;
+          }
+          for (int depth : depths) {
+            for (int prefetch : stages) {
               P policy = pol.policy;
-              policy.prefetch = stages;
-              register_case<Op, T>(
-                  o, std::string(pol.name) + ".p" + std::to_string(stages),
-                  policy, prec.name, size, ceilings);
+              std::string name = pol.name;
+              if constexpr (has_depth_v<P>) {
+                if (depth >= 0) {
+                  policy.depth = depth;
+                  name += ".d" + std::to_string(depth);
+                }
+              }
+              if constexpr (has_prefetch_v<P>) {
+                if (prefetch >= 0) {
+                  policy.prefetch = prefetch;
+                  name += ".p" + std::to_string(prefetch);
+                }
+              }
+              register_case<Op, T>(o, name, policy, prec.name, size, ceilings);
               ++count;
             }
-            if (!o.prefetch.empty()) return;
           }
-          register_case<Op, T>(o, pol.name, pol.policy, prec.name, size,
-                               ceilings);
-          ++count;
         }
       });
     });

@@ -12,9 +12,10 @@ namespace stencil_perf {
 
 namespace {
 
-// Parses a whole string as a positive int; anything else (empty, sign,
-// trailing characters, overflow) is an error that names the flag.
-int parse_positive(std::string const& flag, std::string_view text,
+// Parses a whole string as an int of at least `least`; anything else
+// (empty, sign, trailing characters, overflow) is an error that names the
+// flag.
+int parse_at_least(int least, std::string const& flag, std::string_view text,
                    char const* what) {
   int value = 0;
   auto const [end, ec] =
@@ -24,11 +25,16 @@ int parse_positive(std::string const& flag, std::string_view text,
     throw UsageError(flag + ": '" + std::string(text) +
                      "' is not a whole number; " + what);
   }
-  if (ec == std::errc::result_out_of_range || value <= 0) {
+  if (ec == std::errc::result_out_of_range || value < least) {
     throw UsageError(flag + ": " + std::string(text) + " is out of range; " +
                      what);
   }
   return value;
+}
+
+int parse_positive(std::string const& flag, std::string_view text,
+                   char const* what) {
+  return parse_at_least(1, flag, text, what);
 }
 
 // "8352x8352", "2560x288x384" or "1048576": up to three extents separated
@@ -150,12 +156,10 @@ Options parse_options(int& argc, char** argv) {
     } else if (take_value(arg, "prefetch", value)) {
       o.prefetch.clear();
       for (auto const& s : split_list("--prefetch", value)) {
-        // 0 (plain loads) is valid, unlike the other counts.
-        char const* const what =
+        o.prefetch.push_back(parse_at_least(
+            0, "--prefetch=" + value, s,
             "give prefetch stages as numbers of 0 or more separated by "
-            "commas (0: plain loads)";
-        o.prefetch.push_back(
-            s == "0" ? 0 : parse_positive("--prefetch=" + value, s, what));
+            "commas (0: plain loads)"));
       }
     } else if (take_value(arg, "steps", value)) {
       o.steps = parse_positive("--steps=" + value, value,
@@ -211,9 +215,11 @@ Options:
                         depths (one benchmark each, named
                         TemporalBlocking.dN) instead of the depth their
                         plans choose
-  --prefetch=LIST       run StreamingSweep with these numbers of prefetch
-                        stages (0: plain loads; one benchmark each, named
-                        StreamingSweep.pN) instead of the plan's choice
+  --prefetch=LIST       run StreamingSweep, TemporalBlocking and
+                        DeviceTiling with these numbers of prefetch stages
+                        (0: plain loads; one benchmark each, named
+                        StreamingSweep.pN, or TemporalBlocking.dD.pN with
+                        --depth) instead of the plan's choice
   --repetitions=N       timed repetitions per benchmark (default 5, quick 3)
   --help                this text, then Google Benchmark's
 

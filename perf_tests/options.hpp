@@ -32,7 +32,7 @@ struct Options {
   /// DeviceTiling at, one benchmark each ("TemporalBlocking.d8"); empty:
   /// the plan's choice.
   std::vector<int> depths;
-  /// --prefetch=LIST: prefetch stages to run StreamingSweep at, one
+  /// --prefetch=LIST: prefetch stages to run the native policies at, one
   /// benchmark each ("StreamingSweep.p2"); empty: the plan's choice.
   std::vector<int> prefetch;
   int repetitions = 0;  ///< 0: the mode's default

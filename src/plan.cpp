@@ -64,15 +64,27 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
   }
   if (p.policy == PolicyKind::temporal_blocking && p.rank == 3) {
     int const computed = p.tile.x + 2 * p.depth * p.radius;
-    out << ", SM tiling: tile " << computed << "x" << computed
-        << " per block, " << p.tile.x << "x" << p.tile.y
-        << " valid, z segments of " << p.tile.z << " planes";
+    out << ", SM tiling: tile " << computed << "x" << computed << " per block, "
+        << p.tile.x << "x" << p.tile.y << " valid, z segments of " << p.tile.z
+        << " planes";
   } else if (p.policy == PolicyKind::temporal_blocking) {
     out << ", tile " << p.tile.x << " valid columns (computed "
         << p.tile.x + 2 * p.depth * p.radius << ")";
     if (p.rank == 2) out << " x " << p.tile.y << " rows";
   }
+  // The temporal kernels load the input an iteration ahead even without
+  // cp.async; the sweep loads it when it needs it.
+  auto print_prefetch = [&](char const* plain) {
+    out << ", prefetch ";
+    if (p.prefetch > 0) {
+      out << p.prefetch << " (cp.async)";
+    } else {
+      out << "off (" << plain << ")";
+    }
+  };
   if (p.policy == PolicyKind::temporal_blocking) {
+    print_prefetch(p.rank == 1 ? "the tile loaded once per launch"
+                               : "plain loads, an iteration ahead");
     out << ", threads " << p.team_size << ", registers " << p.registers
         << ", local memory " << p.local_memory_bytes << " B/thread"
         << ", shared " << p.scratch_bytes << " B/block, blocks " << p.blocks
@@ -81,9 +93,10 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
   if (p.policy == PolicyKind::device_tiling) {
     out << ", tile " << p.tile.x << "x" << p.tile.y << " per block, "
         << p.tile.z << " planes streamed, regions " << p.regions << " of "
-        << p.blocks << " blocks, exchange " << p.exchange << ", threads "
-        << p.team_size << ", registers " << p.registers << ", local memory "
-        << p.local_memory_bytes << " B/thread"
+        << p.blocks << " blocks, exchange " << p.exchange;
+    print_prefetch("plain loads, an iteration ahead");
+    out << ", threads " << p.team_size << ", registers " << p.registers
+        << ", local memory " << p.local_memory_bytes << " B/thread"
         << ", shared " << p.scratch_bytes << " B/block, blocks/SM "
         << p.blocks_per_sm;
   }
@@ -91,12 +104,8 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
     out << ", tile " << p.tile.x;
     if (p.rank == 3) out << "x" << p.tile.y;
     out << " streamed along " << (p.rank == 3 ? "z" : "y") << ", " << p.tile.z
-        << " " << (p.rank == 3 ? "planes" : "lines") << " per block, prefetch ";
-    if (p.prefetch > 0) {
-      out << p.prefetch << " (cp.async)";
-    } else {
-      out << "off (plain loads)";
-    }
+        << " " << (p.rank == 3 ? "planes" : "lines") << " per block";
+    print_prefetch("plain loads");
     out << ", threads " << p.team_size << ", registers " << p.registers
         << ", local memory " << p.local_memory_bytes << " B/thread"
         << ", shared " << p.scratch_bytes << " B/block, blocks " << p.blocks

@@ -31,15 +31,17 @@ struct Native<Kokkos::Cuda> {
   static void plan_temporal_blocking(Plan& p, TemporalBlocking const& policy) {
     if constexpr (Op::rank == 3) {
       // SM tiling: the device-tiling kernel on isolated, overlapped tiles.
-      native_cuda::device_tiling::plan_isolated<T, Op>(p, policy.depth);
+      native_cuda::device_tiling::plan_isolated<T, Op>(p, policy.depth,
+                                                       policy.prefetch);
     } else {
-      native_cuda::temporal_blocking::plan<T, Op>(p, policy.depth);
+      native_cuda::temporal_blocking::plan<T, Op>(p, policy.depth,
+                                                  policy.prefetch);
     }
   }
 
   template <class T, class Op>
   static void plan_device_tiling(Plan& p, DeviceTiling const& policy) {
-    native_cuda::device_tiling::plan<T, Op>(p, policy.depth);
+    native_cuda::device_tiling::plan<T, Op>(p, policy.depth, policy.prefetch);
   }
 
   template <class T, class Op>

@@ -31,9 +31,13 @@ struct SpatialBlocking {
 /// both recompute (SM tiling): strips streamed along y for rank 2, 32x32
 /// tiles streamed along z for rank 3 (radius 1 or 2). `depth = 0` lets the
 /// plan choose; a depth whose queues do not fit in the device's shared
-/// memory is refused with the largest one that fits.
+/// memory is refused with the largest one that fits. `prefetch` (rank 2
+/// and 3): 0 loads the input plain, an iteration ahead; 1 to 4 copies it
+/// that many iterations ahead with cp.async (staging costs shared memory,
+/// so the deepest depths may not fit); -1 lets the plan choose.
 struct TemporalBlocking {
   int depth = 0;
+  int prefetch = -1;
 };
 
 /// Device tiling with deep temporal blocking (native CUDA backend, rank 3,
@@ -42,8 +46,10 @@ struct TemporalBlocking {
 /// and exchange their tiles' rims through global memory behind a
 /// device-wide barrier per plane. `depth = 0` lets the plan choose; a depth
 /// that does not fit is refused with the largest one that does.
+/// `prefetch` as for TemporalBlocking.
 struct DeviceTiling {
   int depth = 0;
+  int prefetch = -1;
 };
 
 /// The native single-step sweep (native CUDA backend, rank 2 and 3, fixed

@@ -13,6 +13,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 namespace stencil_test {
 
@@ -25,20 +26,25 @@ inline bool small_only() {
   return std::getenv("STENCIL_TEST_SMALL") != nullptr;
 }
 
+/// `run()` must throw a stencil::error whose message contains `text`.
+template <class Run>
+void expect_refused_with(Run&& run, std::string const& text) {
+  try {
+    run();
+    ADD_FAILURE() << "expected stencil::error containing '" << text << "'";
+  } catch (stencil::error const& e) {
+    std::string const what = e.what();
+    EXPECT_NE(what.find(text), std::string::npos) << what;
+  }
+}
+
 /// `run()` must throw a stencil::error naming `deepest` as the largest
 /// depth that fits (the refusal of a depth one too deep).
 template <class Run>
 void expect_refused_naming_deepest(Run&& run, int deepest) {
-  try {
-    run();
-    ADD_FAILURE() << "expected stencil::error";
-  } catch (stencil::error const& e) {
-    std::string const what = e.what();
-    EXPECT_NE(
-        what.find("largest depth that fits is " + std::to_string(deepest)),
-        std::string::npos)
-        << what;
-  }
+  expect_refused_with(
+      std::forward<Run>(run),
+      "largest depth that fits at this prefetch is " + std::to_string(deepest));
 }
 
 }  // namespace stencil_test

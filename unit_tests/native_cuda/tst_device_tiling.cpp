@@ -5,7 +5,8 @@
 // and are not multiples of the depth, and an xy plane too large for one
 // region (overlapping regions run one after another). The same for SM
 // tiling (TemporalBlocking on rank-3 grids: isolated, overlapped tiles and
-// z segments), and the grid-sync exchange kept for comparison.
+// z segments), and the grid-sync exchange kept for comparison. Each with
+// prefetch 0 (plain loads), 1 and 2 (cp.async).
 #include "../reference.hpp"
 #include "native_test.hpp"
 
@@ -27,18 +28,18 @@ namespace dt = stencil::native_cuda::device_tiling;
 // DeviceTiling, or TemporalBlocking: on rank-3 grids, SM tiling (the same
 // kernel on isolated, overlapped tiles).
 template <class T, class Op, class Policy = stencil::DeviceTiling>
-int max_depth() {
+int max_depth(int prefetch = 0) {
   auto const device = stencil::native_cuda::current_device_limits();
   if constexpr (std::is_same_v<Policy, stencil::DeviceTiling>) {
-    return dt::Kernel<T, Op>::max_depth(device);
+    return dt::Kernel<T, Op>::max_depth(device, prefetch);
   } else {
-    return dt::IsolatedKernel<T, Op>::max_depth(device);
+    return dt::IsolatedKernel<T, Op>::max_depth(device, prefetch);
   }
 }
 
 template <class T, class Policy = stencil::DeviceTiling, class Op>
 stencil::Plan check(Op const& op, std::array<int, 3> extents, int depth,
-                    std::initializer_list<int> step_counts) {
+                    std::initializer_list<int> step_counts, int prefetch = 0) {
   constexpr auto kind = std::is_same_v<Policy, stencil::DeviceTiling>
                             ? stencil::PolicyKind::device_tiling
                             : stencil::PolicyKind::temporal_blocking;
@@ -49,7 +50,8 @@ stencil::Plan check(Op const& op, std::array<int, 3> extents, int depth,
     where << Op::name << ' ' << (sizeof(T) == 4 ? "float" : "double")
           << (kind == stencil::PolicyKind::device_tiling ? " device tiling"
                                                          : " SM tiling")
-          << " depth=" << depth << " steps=" << steps << " extents=";
+          << " depth=" << depth << " prefetch=" << prefetch
+          << " steps=" << steps << " extents=";
     for (int e : extents) where << e << ' ';
     SCOPED_TRACE(where.str());
     auto const initial = stencil_test::random_field<T, 3>(extents, Op::radius,
@@ -59,10 +61,11 @@ stencil::Plan check(Op const& op, std::array<int, 3> extents, int depth,
     stencil::Grid<T, 3, Kokkos::CudaSpace> grid("u", extents,
                                                 {.halo = Op::radius});
     stencil_test::load(grid, initial);
-    p = stencil::plan(Kokkos::Cuda{}, grid, op, Policy{depth});
+    p = stencil::plan(Kokkos::Cuda{}, grid, op, Policy{depth, prefetch});
     EXPECT_EQ(p.backend, stencil::Backend::native_cuda);
     EXPECT_EQ(p.policy, kind);
     EXPECT_EQ(p.depth, depth);
+    EXPECT_EQ(p.prefetch, prefetch);
     EXPECT_EQ(p.local_memory_bytes, 0) << "the kernel spills: " << p;
     stencil::iterate(Kokkos::Cuda{}, grid, op, steps, p);
     Kokkos::fence();
@@ -74,20 +77,29 @@ stencil::Plan check(Op const& op, std::array<int, 3> extents, int depth,
 }
 
 // 17x23x29 fits in one tile; 13x70x45 needs 3x2 tiles, none of them full.
+// Every depth with prefetch 0, 1 and 2 on the small grid; on the larger one
+// every depth without prefetch and the deepest with it.
 template <class Op>
 void check_all_depths(Op const& op) {
-  for (int depth = 1; depth <= max_depth<double, Op>(); ++depth) {
-    check<double>(op, {17, 23, 29}, depth, {depth, 2 * depth + 1});
-  }
-  for (int depth = 1; depth <= max_depth<float, Op>(); ++depth) {
-    check<float>(op, {17, 23, 29}, depth, {depth + 1});
+  for (int prefetch : {0, 1, 2}) {
+    for (int depth = 1; depth <= max_depth<double, Op>(prefetch); ++depth) {
+      check<double>(op, {17, 23, 29}, depth, {depth, 2 * depth + 1}, prefetch);
+    }
+    for (int depth = 1; depth <= max_depth<float, Op>(prefetch); ++depth) {
+      check<float>(op, {17, 23, 29}, depth, {depth + 1}, prefetch);
+    }
   }
   if (stencil_test::small_only()) return;
   int const deepest = max_depth<double, Op>();
   for (int depth = 1; depth <= deepest; ++depth) {
     check<double>(op, {13, 70, 45}, depth, {2 * depth + 1});
   }
-  check<float>(op, {13, 70, 45}, max_depth<float, Op>(), {5});
+  for (int prefetch : {0, 1, 2}) {
+    int const staged = max_depth<double, Op>(prefetch);
+    check<double>(op, {13, 70, 45}, staged, {2 * staged + 1}, prefetch);
+    check<float>(op, {13, 70, 45}, max_depth<float, Op>(prefetch), {5},
+                 prefetch);
+  }
 }
 
 // SM tiling: 17x23x29 is one tile at depth 1 and several overlapped ones
@@ -96,26 +108,31 @@ void check_all_depths(Op const& op) {
 template <class Op>
 void check_sm_tiling(Op const& op) {
   using stencil::TemporalBlocking;
-  int const deepest = max_depth<double, Op, TemporalBlocking>();
-  int const deepest_float = max_depth<float, Op, TemporalBlocking>();
-  if (stencil_test::small_only()) {
-    // Under racecheck every launch takes seconds: the two ends only.
-    for (int depth : {1, deepest}) {
-      check<double, TemporalBlocking>(op, {17, 23, 29}, depth, {depth + 1});
+  for (int prefetch : {0, 1, 2}) {
+    int const deepest = max_depth<double, Op, TemporalBlocking>(prefetch);
+    int const deepest_float = max_depth<float, Op, TemporalBlocking>(prefetch);
+    if (stencil_test::small_only()) {
+      // Under racecheck every launch takes seconds: the two ends only.
+      for (int depth : {1, deepest}) {
+        check<double, TemporalBlocking>(op, {17, 23, 29}, depth, {depth + 1},
+                                        prefetch);
+      }
+      check<float, TemporalBlocking>(op, {17, 23, 29}, deepest_float,
+                                     {deepest_float + 1}, prefetch);
+      continue;
     }
-    check<float, TemporalBlocking>(op, {17, 23, 29}, deepest_float,
-                                   {deepest_float + 1});
-    return;
-  }
-  for (int depth = 1; depth <= deepest; ++depth) {
-    check<double, TemporalBlocking>(op, {17, 23, 29}, depth,
-                                    {depth, 2 * depth + 1});
-  }
-  for (int depth = 1; depth <= deepest_float; ++depth) {
-    check<float, TemporalBlocking>(op, {17, 23, 29}, depth, {depth + 1});
-  }
-  for (int depth : {1, deepest}) {
-    check<double, TemporalBlocking>(op, {61, 70, 45}, depth, {2 * depth + 1});
+    for (int depth = 1; depth <= deepest; ++depth) {
+      check<double, TemporalBlocking>(op, {17, 23, 29}, depth,
+                                      {depth, 2 * depth + 1}, prefetch);
+    }
+    for (int depth = 1; depth <= deepest_float; ++depth) {
+      check<float, TemporalBlocking>(op, {17, 23, 29}, depth, {depth + 1},
+                                     prefetch);
+    }
+    for (int depth : {1, deepest}) {
+      check<double, TemporalBlocking>(op, {61, 70, 45}, depth, {2 * depth + 1},
+                                      prefetch);
+    }
   }
 }
 
@@ -254,6 +271,24 @@ TEST(DeviceTiling, RefusesWhatItCannotRun) {
   EXPECT_THROW(stencil::plan(Kokkos::Cuda{}, periodic, J3d7pt{},
                              stencil::DeviceTiling{2}),
                stencil::error);
+  for (int prefetch : {-2, 5}) {
+    stencil_test::expect_refused_with(
+        [&] {
+          stencil::iterate(Kokkos::Cuda{}, grid, J3d7pt{}, 5,
+                           stencil::DeviceTiling{2, prefetch});
+        },
+        "prefetch is " + std::to_string(prefetch));
+  }
+  // Four stages of staging leave no room for the deepest depth without.
+  int const deepest_staged = max_depth<double, J3d7pt>(4);
+  ASSERT_LT(deepest_staged, deepest);
+  stencil_test::expect_refused_with(
+      [&] {
+        stencil::iterate(Kokkos::Cuda{}, grid, J3d7pt{}, 5,
+                         stencil::DeviceTiling{deepest, 4});
+      },
+      "largest depth that fits at this prefetch is " +
+          std::to_string(deepest_staged));
   Kokkos::fence();
   EXPECT_EQ(stencil_test::read_back(grid).data, before.data);
 }
@@ -265,12 +300,19 @@ TEST(DeviceTiling, PlanReportsTheLaunch) {
                                stencil::DeviceTiling{3});
   std::ostringstream text;
   text << p;
-  for (char const* part :
-       {"backend: native_cuda", "DeviceTiling", "depth 3", "tile 32x32",
-        "regions 1 of 132 blocks", "exchange tagged", "registers"}) {
+  for (char const* part : {"backend: native_cuda", "DeviceTiling", "depth 3",
+                           "tile 32x32", "regions 1 of 132 blocks",
+                           "exchange tagged", "registers", "prefetch off"}) {
     EXPECT_NE(text.str().find(part), std::string::npos) << text.str();
   }
   std::cout << text.str() << '\n';
+  auto const staged =
+      stencil::plan(Kokkos::Cuda{}, grid, stencil::suite::J3d7pt{},
+                    stencil::DeviceTiling{3, 1});
+  std::ostringstream staged_text;
+  staged_text << staged;
+  EXPECT_NE(staged_text.str().find("prefetch 1 (cp.async)"), std::string::npos)
+      << staged_text.str();
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // Native CUDA temporal blocking against the reference loop: every 1D and 2D
 // suite stencil, float and double, sizes that are not multiples of the
 // block width or the partition height, every depth from 1 to the largest
-// that fits, and step counts that are and are not multiples of the depth.
+// that fits, and step counts that are and are not multiples of the depth;
+// rank 2 with prefetch 0 (plain loads), 1 and 2 (cp.async).
 #include "../reference.hpp"
 #include "native_test.hpp"
 
@@ -12,31 +13,44 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace {
 
 template <class T, class Op>
-int max_depth() {
+int max_depth(int prefetch = 0) {
   return stencil::native_cuda::temporal_blocking::Kernel<T, Op>::max_depth(
-      stencil::native_cuda::current_device_limits());
+      stencil::native_cuda::current_device_limits(), prefetch);
 }
 
 template <class T, class Op>
-bool fits(int depth) {
+bool fits(int depth, int prefetch) {
   return stencil::native_cuda::temporal_blocking::Kernel<T, Op>::fits(
-      depth, stencil::native_cuda::current_device_limits());
+      depth, prefetch, stencil::native_cuda::current_device_limits());
+}
+
+/// The prefetch stages every rank-2 test runs with (rank 1 has none).
+template <class Op>
+std::vector<int> prefetches() {
+  if constexpr (Op::rank == 1) {
+    return {0};
+  } else {
+    return {0, 1, 2};
+  }
 }
 
 /// A depth below the largest can fail alone (its kernel spills registers
 /// where a deeper one, on a narrower block, does not): the plan must refuse
 /// it and say which depths fit.
 template <class T, class Op>
-void check_refused(Op const& op, std::array<int, Op::rank> extents, int depth) {
+void check_refused(Op const& op, std::array<int, Op::rank> extents, int depth,
+                   int prefetch) {
   stencil::Grid<T, Op::rank, Kokkos::CudaSpace> grid("u", extents,
                                                      {.halo = Op::radius});
   try {
     (void)stencil::plan(Kokkos::Cuda{}, grid, op,
-                        stencil::TemporalBlocking{depth});
+                        stencil::TemporalBlocking{depth, prefetch});
     ADD_FAILURE() << Op::name << " depth " << depth << ": expected a refusal";
   } catch (stencil::error const& e) {
     EXPECT_NE(std::string(e.what()).find("all that fit: "), std::string::npos)
@@ -46,13 +60,14 @@ void check_refused(Op const& op, std::array<int, Op::rank> extents, int depth) {
 
 template <class T, class Op>
 void check(Op const& op, std::array<int, Op::rank> extents, int depth,
-           std::initializer_list<int> step_counts) {
+           std::initializer_list<int> step_counts, int prefetch = 0) {
   constexpr int rank = Op::rank;
   unsigned seed = 77;
   for (int steps : step_counts) {
     std::ostringstream where;
     where << Op::name << ' ' << (sizeof(T) == 4 ? "float" : "double")
-          << " depth=" << depth << " steps=" << steps << " extents=";
+          << " depth=" << depth << " prefetch=" << prefetch
+          << " steps=" << steps << " extents=";
     for (int e : extents) where << e << ' ';
     SCOPED_TRACE(where.str());
     auto const initial = stencil_test::random_field<T, rank>(
@@ -63,9 +78,10 @@ void check(Op const& op, std::array<int, Op::rank> extents, int depth,
                                                    {.halo = Op::radius});
     stencil_test::load(grid, initial);
     auto const p = stencil::plan(Kokkos::Cuda{}, grid, op,
-                                 stencil::TemporalBlocking{depth});
+                                 stencil::TemporalBlocking{depth, prefetch});
     ASSERT_EQ(p.backend, stencil::Backend::native_cuda);
     ASSERT_EQ(p.depth, depth);
+    ASSERT_EQ(p.prefetch, prefetch);
     EXPECT_EQ(p.local_memory_bytes, 0) << "the kernel spills: " << p;
     stencil::iterate(Kokkos::Cuda{}, grid, op, steps, p);
     Kokkos::fence();
@@ -78,28 +94,33 @@ void check(Op const& op, std::array<int, Op::rank> extents, int depth,
 template <class Op>
 void check_all_depths(Op const& op, std::array<int, Op::rank> small,
                       std::array<int, Op::rank> large) {
-  for (int depth = 1; depth <= max_depth<double, Op>(); ++depth) {
-    if (!fits<double, Op>(depth)) {
-      check_refused<double>(op, small, depth);
-      continue;
+  for (int prefetch : prefetches<Op>()) {
+    for (int depth = 1; depth <= max_depth<double, Op>(prefetch); ++depth) {
+      if (!fits<double, Op>(depth, prefetch)) {
+        check_refused<double>(op, small, depth, prefetch);
+        continue;
+      }
+      check<double>(op, small, depth, {depth, 2 * depth + 1}, prefetch);
     }
-    check<double>(op, small, depth, {depth, 2 * depth + 1});
-  }
-  for (int depth = 1; depth <= max_depth<float, Op>(); ++depth) {
-    if (!fits<float, Op>(depth)) {
-      check_refused<float>(op, small, depth);
-      continue;
+    for (int depth = 1; depth <= max_depth<float, Op>(prefetch); ++depth) {
+      if (!fits<float, Op>(depth, prefetch)) {
+        check_refused<float>(op, small, depth, prefetch);
+        continue;
+      }
+      check<float>(op, small, depth, {depth + 1}, prefetch);
     }
-    check<float>(op, small, depth, {depth + 1});
   }
   if (stencil_test::small_only()) return;
-  int const deepest = max_depth<double, Op>();
-  check<double>(op, large, deepest, {1, deepest, 3 * deepest + 2});
-  check<float>(op, large, max_depth<float, Op>(), {7});
-  if constexpr (Op::rank == 2) {
-    // Tall and narrow: every block streams a long run of rows through the
-    // pipeline (many periods of the ring), not only its start and end.
-    check<double>(op, {9001, 45}, deepest, {deepest + 3});
+  for (int prefetch : prefetches<Op>()) {
+    int const deepest = max_depth<double, Op>(prefetch);
+    check<double>(op, large, deepest, {1, deepest, 3 * deepest + 2}, prefetch);
+    check<float>(op, large, max_depth<float, Op>(prefetch), {7}, prefetch);
+    if constexpr (Op::rank == 2) {
+      // Tall and narrow: every block streams a long run of rows through the
+      // pipeline (many periods of the ring and of the staging slots), not
+      // only its start and end.
+      check<double>(op, {9001, 45}, deepest, {deepest + 3}, prefetch);
+    }
   }
 }
 
@@ -157,6 +178,33 @@ TEST(TemporalBlocking, RefusesWhatItCannotRun) {
   EXPECT_THROW(stencil::plan(Kokkos::Cuda{}, periodic, J2d5pt{},
                              stencil::TemporalBlocking{4}),
                stencil::error);
+  // Prefetch outside -1..4, and any on rank 1 (nothing to prefetch).
+  for (int prefetch : {-2, 5}) {
+    stencil_test::expect_refused_with(
+        [&] {
+          stencil::iterate(Kokkos::Cuda{}, grid, J2d5pt{}, 5,
+                           stencil::TemporalBlocking{4, prefetch});
+        },
+        "prefetch is " + std::to_string(prefetch));
+  }
+  stencil::Grid<double, 1, Kokkos::CudaSpace> line("l", {1000});
+  stencil_test::expect_refused_with(
+      [&] {
+        (void)stencil::plan(Kokkos::Cuda{}, line, stencil::suite::Heat1D<1>{},
+                            stencil::TemporalBlocking{4, 1});
+      },
+      "nothing to prefetch");
+  // The deepest depth without prefetch leaves no room for 4 stages of
+  // staging: refused, naming the deepest that does fit with them.
+  int const deepest_staged = max_depth<double, J2d5pt>(4);
+  ASSERT_LT(deepest_staged, deepest);
+  stencil_test::expect_refused_with(
+      [&] {
+        stencil::iterate(Kokkos::Cuda{}, grid, J2d5pt{}, 5,
+                         stencil::TemporalBlocking{deepest, 4});
+      },
+      "largest depth that fits at this prefetch is " +
+          std::to_string(deepest_staged));
   Kokkos::fence();
   EXPECT_EQ(stencil_test::read_back(grid).data, before.data);
 }
@@ -170,10 +218,18 @@ TEST(TemporalBlocking, PlanReportsTheNativeLaunch) {
   text << p;
   for (char const* part :
        {"backend: native_cuda", "TemporalBlocking", "depth 6", "threads 384",
-        "registers", "blocks/SM 1"}) {
+        "registers", "blocks/SM 1", "prefetch off"}) {
     EXPECT_NE(text.str().find(part), std::string::npos) << text.str();
   }
   std::cout << text.str() << '\n';
+  auto const staged =
+      stencil::plan(Kokkos::Cuda{}, grid, stencil::suite::J2d5pt{},
+                    stencil::TemporalBlocking{6, 2});
+  std::ostringstream staged_text;
+  staged_text << staged;
+  EXPECT_NE(staged_text.str().find("prefetch 2 (cp.async)"), std::string::npos)
+      << staged_text.str();
+  EXPECT_GT(staged.scratch_bytes, p.scratch_bytes) << staged_text.str();
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <native_cuda/common/cuda_check.hpp>
+#include <native_cuda/common/prefetch.hpp>
+
 #include <stencil/error.hpp>
 #include <stencil/grid.hpp>
 
@@ -40,22 +43,80 @@ inline DeviceLimits current_device_limits() {
   return d;
 }
 
-/// The checks every native policy (`policy` names it) makes before it
-/// plans anything: a GPU it can run on, fixed boundaries, and a requested
-/// depth of 1 or more, or 0 for the plan's choice.
-inline void expect_native_policy_applies(DeviceLimits const& device,
-                                         std::string_view policy,
-                                         Boundary boundary,
-                                         int requested_depth) {
+/// Opts `kernel` into `shared_bytes` of dynamic shared memory per block
+/// (above the default 48 KiB); cheap, so done before launches.
+template <class... Args>
+void allow_dynamic_shared(void (*kernel)(Args...), std::size_t shared_bytes) {
+  STENCIL_CUDA_CHECK(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(shared_bytes)));
+}
+
+/// Blocks of `kernel` that fit on one multiprocessor at once with
+/// `threads` threads and `shared_bytes` of dynamic shared memory each.
+template <class... Args>
+int resident_blocks_per_sm(void (*kernel)(Args...), int threads,
+                           std::size_t shared_bytes) {
+  int per_sm = 0;
+  STENCIL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, kernel, threads, shared_bytes));
+  return per_sm;
+}
+
+/// A GPU the native kernels run on (`policy` names the one asking).
+inline void expect_native_gpu(DeviceLimits const& device,
+                              std::string_view policy) {
   STENCIL_EXPECT(device.compute_capability >= 70, policy,
                  " needs a GPU of compute capability 7.0 or newer; ",
                  device.name, " is ", device.compute_capability / 10, ".",
                  device.compute_capability % 10);
+}
+
+/// The checks every temporal native policy (`policy` names it) makes
+/// before it plans anything: a GPU it can run on, fixed boundaries, and a
+/// requested depth of 1 or more, or 0 for the plan's choice.
+inline void expect_native_policy_applies(DeviceLimits const& device,
+                                         std::string_view policy,
+                                         Boundary boundary,
+                                         int requested_depth) {
+  expect_native_gpu(device, policy);
   STENCIL_EXPECT(boundary == Boundary::fixed, policy,
                  " supports fixed boundaries only; for a periodic grid use "
                  "Naive or SpatialBlocking");
   STENCIL_EXPECT(requested_depth >= 0, policy, ": depth is ", requested_depth,
                  "; use 1 or more, or 0 to let the plan choose");
+}
+
+/// A requested number of prefetch stages (`policy` names the one asking)
+/// that a native kernel can run on `device`: -1 (the plan's choice), 0
+/// (plain loads) or up to `max_stages` stages of cp.async, which needs
+/// compute capability 8.0 or newer; below it, asking for prefetch is an
+/// error, not a plain-load run that says otherwise.
+inline void expect_prefetch_runs(DeviceLimits const& device,
+                                 std::string_view policy, int requested,
+                                 int max_stages = max_prefetch_stages) {
+  STENCIL_EXPECT(requested >= -1 && requested <= max_stages, policy,
+                 ": prefetch is ", requested, "; use 0 (plain loads) to ",
+                 max_stages,
+                 " stages of asynchronous copies, or -1 to let the plan "
+                 "choose");
+  STENCIL_EXPECT(requested <= 0 || device.compute_capability >= 80, policy,
+                 ": prefetch ", requested,
+                 " needs asynchronous copies (cp.async, compute capability "
+                 "8.0 or newer); ",
+                 device.name, " is ", device.compute_capability / 10, ".",
+                 device.compute_capability % 10, "; use prefetch 0");
+}
+
+/// The prefetch a plan runs: the requested stages once checked
+/// (expect_prefetch_runs), or for -1 the policy's `preferred` stages where
+/// the device has cp.async and plain loads where it has not.
+inline int resolve_prefetch(DeviceLimits const& device, std::string_view policy,
+                            int requested, int preferred,
+                            int max_stages = max_prefetch_stages) {
+  expect_prefetch_runs(device, policy, requested, max_stages);
+  if (requested >= 0) return requested;
+  return device.compute_capability >= 80 ? preferred : 0;
 }
 
 /// Refuses a kernel family of which not even depth 1 fits (`max_depth`

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <native_cuda/common/cuda_check.hpp>
+#include <native_cuda/common/device.hpp>
 
 #include <stencil/error.hpp>
 
@@ -78,10 +79,8 @@ struct CounterBarrier {
 template <class... Args>
 int co_resident_blocks(void (*kernel)(Args...), int threads,
                        std::size_t shared_bytes) {
-  int per_sm = 0;
-  STENCIL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, kernel, threads, shared_bytes));
-  return per_sm * Kokkos::Cuda{}.cuda_device_prop().multiProcessorCount;
+  return resident_blocks_per_sm(kernel, threads, shared_bytes) *
+         Kokkos::Cuda{}.cuda_device_prop().multiProcessorCount;
 }
 
 /// Launches `kernel` so that all its blocks are resident together, which a

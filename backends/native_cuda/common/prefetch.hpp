@@ -68,6 +68,60 @@ struct AsyncCopy {
   }
 };
 
+/// The same copies with the number of stages known only at run time: for
+/// the temporal-blocking and device-tiling kernels, which compile one
+/// kernel per depth already and would multiply them by the stages.
+/// `stages == 0` is not for this type: those kernels keep their plain
+/// loads (into registers, an iteration ahead) for it.
+struct RuntimeAsyncCopy {
+  int stages;  // 1..max_prefetch_stages
+
+  template <class T>
+  __device__ static void copy(T* shared, T const* global) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16,
+                  "cp.async copies 4, 8 or 16 bytes");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    __pipeline_memcpy_async(shared, global, sizeof(T));
+#else
+    *shared = *global;
+#endif
+  }
+  __device__ static void commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    __pipeline_commit();
+#endif
+  }
+  /// As AsyncCopy::wait: all but the `stages` most recent batches landed.
+  /// The count is an immediate of the instruction, hence the switch (a
+  /// uniform branch).
+  __device__ void wait() const { wait_all_but(stages); }
+  /// All but the `n` most recent batches landed (0: all).
+  __device__ static void wait_all_but(int n) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    static_assert(max_prefetch_stages == 4, "one case per number of stages");
+    switch (n) {
+      case 0:
+        __pipeline_wait_prior(0);
+        break;
+      case 1:
+        __pipeline_wait_prior(1);
+        break;
+      case 2:
+        __pipeline_wait_prior(2);
+        break;
+      case 3:
+        __pipeline_wait_prior(3);
+        break;
+      default:
+        __pipeline_wait_prior(4);
+        break;
+    }
+#else
+    (void)n;
+#endif
+  }
+};
+
 /// f(std::integral_constant<int, stages>) for a run-time number of stages
 /// in 0..max_prefetch_stages.
 template <class F>

@@ -15,6 +15,12 @@
 // ring of 2r + 2 planes of its tile plus rim in shared memory: the 2r + 1
 // the level above reads and the one being written.
 //
+// The input plane (level 0, with its rim) comes in an iteration ahead of
+// its use: with prefetch 0 as plain loads into registers, with prefetch
+// s > 0 as cp.async copies s iterations ahead into a staging ring of s + 1
+// planes after the levels' rings (each thread copies and later moves the
+// same cells, so its own wait is enough).
+//
 // A region is a rectangle of tiles, at most one per resident block. When
 // the grid's xy plane needs more tiles, it is cut into regions that overlap
 // by depth*r cells on each side (recomputed, as the strips of the 2D
@@ -22,6 +28,7 @@
 #pragma once
 
 #include <native_cuda/common/device.hpp>
+#include <native_cuda/common/prefetch.hpp>
 #include <native_cuda/device_tiling/exchange.hpp>
 
 #include <stencil/detail/neighbourhood.hpp>
@@ -47,7 +54,7 @@ inline constexpr int threads_per_block = 256;
 /// cells share (the column above and below, and for a box most of the 3x3
 /// neighbourhood in every plane) are loaded from shared memory once.
 template <int Threads>
-inline constexpr int rows_per_thread = tile_x * tile_y / Threads;
+inline constexpr int rows_per_thread = tile_x* tile_y / Threads;
 
 template <int Radius>
 struct TileShape {
@@ -77,6 +84,15 @@ constexpr std::size_t shared_bytes_per_level() {
 template <class T, int Radius>
 constexpr std::size_t shared_bytes(int depth) {
   return static_cast<std::size_t>(depth) * shared_bytes_per_level<T, Radius>();
+}
+
+/// The staging ring of `prefetch` stages: s + 1 input planes (none for
+/// prefetch 0).
+template <class T, int Radius>
+constexpr std::size_t staging_bytes(int prefetch) {
+  return prefetch == 0 ? 0
+                       : static_cast<std::size_t>(prefetch + 1) *
+                             TileShape<Radius>::plane * sizeof(T);
 }
 
 /// One region: tiles_x * tiles_y blocks, each a 32x32 tile whose first cell
@@ -117,9 +133,12 @@ struct Params3D {
   int stride_y, stride_z;  // of the grid's padded buffers
   Region region;
   IsolatedTiles isolated;
+  int prefetch;  // 0: plain loads into registers; s: cp.async s ahead
 };
 
-template <class T, class Op, int Depth, class Exchange,
+/// `Staged`: the input comes through the staging ring (prefetch > 0); a
+/// kernel of its own, so that the plain-load kernel stays as it was.
+template <class T, class Op, int Depth, class Exchange, bool Staged,
           int Threads = threads_per_block>
 __global__ void __launch_bounds__(Threads, 1)
     device_tiling_3d(Params3D<T, Op, Exchange> const p) {
@@ -234,8 +253,8 @@ __global__ void __launch_bounds__(Threads, 1)
                         : 0;
     // Cells inside the grid but not the region reach only the overlap:
     // not worth a load.
-    c.input_inside = c.valid && !in_grid && y >= -p.halo &&
-                     y < p.ny + p.halo && x >= -p.halo && x < p.nx + p.halo;
+    c.input_inside = c.valid && !in_grid && y >= -p.halo && y < p.ny + p.halo &&
+                     x >= -p.halo && x < p.nx + p.halo;
     c.input_offset = c.input_inside ? grid_index(0, y, x) : 0;
   }
 
@@ -269,7 +288,33 @@ __global__ void __launch_bounds__(Threads, 1)
               : T(0);
     }
   };
-  fetch_input(z_first);
+  // Prefetch s > 0: plane z is copied s iterations before its use into
+  // staging slot (z - z_first) % (s + 1), the slot used an iteration ago.
+  int const stages = p.prefetch;
+  RuntimeAsyncCopy const async{stages};
+  T* const staging = rings + Depth * S::ring * S::plane;
+  auto stage_input = [&](int z, int slot) {
+    bool const z_inside = z >= -p.halo && z < z_last;
+#pragma unroll
+    for (int i = 0; i < loads; ++i) {
+      int const k = static_cast<int>(threadIdx.x) + i * Threads;
+      if (k >= S::plane) continue;
+      T* const to = staging + slot * S::plane + k;
+      if (z_inside && input_inside[i]) {
+        async.copy(to,
+                   p.in + input_offset[i] + static_cast<long>(z) * p.stride_z);
+      } else {
+        *to = T(0);
+      }
+    }
+    async.commit();
+  };
+  int issue_slot = stages, read_slot = 0;
+  if constexpr (!Staged) {
+    fetch_input(z_first);
+  } else {
+    for (int k = 0; k < stages; ++k) stage_input(z_first + k, k);
+  }
   __syncthreads();
 
   // The loop is unrolled by the ring's period, so that every plane's ring
@@ -348,15 +393,27 @@ __global__ void __launch_bounds__(Threads, 1)
         }
       }
     }
-    // Level 0: the input plane, with its rim, loaded last iteration.
+    // Level 0: the input plane, with its rim, loaded last iteration (or
+    // copied `stages` iterations ago).
     if (int const z = it + shift - r; z < z_last) {
       T* const plane = rings + slot(0, 0) * S::plane;
+      if constexpr (Staged) {
+        stage_input(z + stages, issue_slot);
+        issue_slot = issue_slot == stages ? 0 : issue_slot + 1;
+        async.wait();
+#pragma unroll
+        for (int i = 0; i < loads; ++i) {
+          int const k = static_cast<int>(threadIdx.x) + i * Threads;
+          if (k < S::plane) incoming[i] = staging[read_slot * S::plane + k];
+        }
+        read_slot = read_slot == stages ? 0 : read_slot + 1;
+      }
 #pragma unroll
       for (int i = 0; i < loads; ++i) {
         int const k = static_cast<int>(threadIdx.x) + i * Threads;
         if (k < S::plane) plane[k] = incoming[i];
       }
-      fetch_input(z + 1);
+      if constexpr (!Staged) fetch_input(z + 1);
     }
     if constexpr (Depth > 1) {
       p.exchange.arrive();
@@ -424,8 +481,11 @@ __global__ void __launch_bounds__(Threads, 1)
   for (int it0 = 0; it0 < iterations; it0 += period) {
     [&]<int... Phase>(std::integer_sequence<int, Phase...>) {
       (iteration(std::integral_constant<int, Phase>{}, it0 + Phase), ...);
-    }(std::make_integer_sequence<int, period>{});
+    }
+    (std::make_integer_sequence<int, period>{});
   }
+  // No copy may land after the block has left its shared memory.
+  if constexpr (Staged) RuntimeAsyncCopy::wait_all_but(0);
 }
 
 }  // namespace stencil::native_cuda::device_tiling

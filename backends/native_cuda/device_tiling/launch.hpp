@@ -46,49 +46,76 @@ template <class T, class Op, class X = Exchange<T>>
 struct Kernel {
   using Function = void (*)(Params3D<T, Op, X>);
 
-  static Function function(int depth) { return function_at<1>(depth); }
+  /// The kernel for `depth` and `prefetch` (one per depth, with plain
+  /// loads and staged).
+  static Function function(int depth, int prefetch) {
+    return function_at<1>(depth, prefetch > 0);
+  }
   template <int Depth>
-  static Function function_at(int depth) {
+  static Function function_at(int depth, bool staged) {
     if constexpr (Depth < max_compiled_depth<T, Op>) {
-      if (depth > Depth) return function_at<Depth + 1>(depth);
+      if (depth > Depth) return function_at<Depth + 1>(depth, staged);
     }
-    return &device_tiling_3d<T, Op, Depth, X>;
+    return staged ? &device_tiling_3d<T, Op, Depth, X, true>
+                  : &device_tiling_3d<T, Op, Depth, X, false>;
   }
-  static std::size_t shared(int depth) {
-    return shared_bytes<T, Op::radius>(depth);
+  static std::size_t shared(int depth, int prefetch) {
+    return shared_bytes<T, Op::radius>(depth) +
+           staging_bytes<T, Op::radius>(prefetch);
   }
-  static bool spills(int depth) {
+  static bool spills(int depth, int prefetch) {
     cudaFuncAttributes attributes{};
-    STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, function(depth)));
+    STENCIL_CUDA_CHECK(
+        cudaFuncGetAttributes(&attributes, function(depth, prefetch)));
     return attributes.localSizeBytes > 0;
   }
-  static bool fits(int depth, DeviceLimits const& device) {
+  static bool fits(int depth, int prefetch, DeviceLimits const& device) {
     return depth >= 1 && depth <= max_compiled_depth<T, Op> &&
-           shared(depth) <= device.shared_per_block_optin && !spills(depth);
+           shared(depth, prefetch) <= device.shared_per_block_optin &&
+           !spills(depth, prefetch);
   }
-  static int max_depth(DeviceLimits const& device) {
+  static int max_depth(DeviceLimits const& device, int prefetch) {
     for (int depth = max_compiled_depth<T, Op>; depth >= 1; --depth) {
-      if (fits(depth, device)) return depth;
+      if (fits(depth, prefetch, device)) return depth;
     }
     return 0;
   }
   /// The deepest that fits: every level saves a DRAM round trip, and the
   /// regions' overlap (the only redundant work) is absent when the xy plane
   /// fits in one region.
-  static int default_depth(DeviceLimits const& device) {
-    return max_depth(device);
+  static int default_depth(DeviceLimits const& device, int prefetch) {
+    return max_depth(device, prefetch);
   }
 };
+
+/// Prefetch stages where the plan chooses (prefetch = -1): plain loads into
+/// registers an iteration ahead. An iteration waits for the rim exchange
+/// anyway, which hides the input plane's load (H200, see the native
+/// README).
+inline constexpr int default_prefetch = 0;
+
+/// Refuses a depth that leaves no room for `prefetch` stages of staging.
+inline void expect_prefetch_leaves_a_depth(int max_depth, int prefetch,
+                                           DeviceLimits const& device,
+                                           std::string_view policy, int radius,
+                                           std::size_t value_size) {
+  if (prefetch == 0) {
+    expect_some_depth_fits(max_depth, device, policy, radius, value_size);
+  }
+  STENCIL_EXPECT(max_depth >= 1, policy, ": prefetch ", prefetch,
+                 " with radius ", radius, " and ", value_size,
+                 "-byte values leaves no room for depth 1 in the ",
+                 device.shared_per_block_optin, " bytes of shared memory of ",
+                 device.name, "; use less prefetch");
+}
 
 /// Blocks resident at once for the kernel of `depth`: the most tiles a
 /// region can have.
 template <class T, class Op, class X = Exchange<T>>
-int resident_blocks(int depth) {
-  auto const kernel = Kernel<T, Op, X>::function(depth);
-  std::size_t const shared = Kernel<T, Op, X>::shared(depth);
-  STENCIL_CUDA_CHECK(
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           static_cast<int>(shared)));
+int resident_blocks(int depth, int prefetch) {
+  auto const kernel = Kernel<T, Op, X>::function(depth, prefetch);
+  std::size_t const shared = Kernel<T, Op, X>::shared(depth, prefetch);
+  allow_dynamic_shared(kernel, shared);
   return co_resident_blocks(kernel, threads_per_block, shared);
 }
 
@@ -166,7 +193,7 @@ inline std::vector<Region> cut_regions(int nx, int ny, int blocks, int depth,
 /// Resolves a DeviceTiling policy into `p`; refuses what the device or the
 /// kernel cannot do before anything runs.
 template <class T, class Op>
-void plan(Plan& p, int requested_depth) {
+void plan(Plan& p, int requested_depth, int requested_prefetch) {
   static_assert(Op::rank == 3,
                 "stencil::DeviceTiling is for rank-3 grids; rank 1 and 2 use "
                 "TemporalBlocking");
@@ -176,38 +203,45 @@ void plan(Plan& p, int requested_depth) {
   DeviceLimits const device = current_device_limits();
   expect_native_policy_applies(device, "DeviceTiling", p.boundary,
                                requested_depth);
-  int const max_depth = K::max_depth(device);
-  expect_some_depth_fits(max_depth, device, "DeviceTiling", Op::radius,
-                         sizeof(T));
-  int const depth =
-      requested_depth == 0 ? K::default_depth(device) : requested_depth;
-  STENCIL_EXPECT(K::fits(depth, device), "DeviceTiling: depth ", depth,
-                 " does not fit on ", device.name, " for radius ", Op::radius,
-                 " and ", sizeof(T), "-byte values (each level keeps ",
-                 shared_bytes_per_level<T, Op::radius>(),
-                 " bytes of shared memory per block, within the ",
-                 device.shared_per_block_optin,
-                 " bytes the device allows; this build has depths up to ",
-                 max_compiled_depth<T, Op>,
-                 "); the largest depth that fits is ", max_depth,
-                 " (all that fit: ",
-                 fitting_depths(max_compiled_depth<T, Op>,
-                                [&](int d) { return K::fits(d, device); }),
-                 ")");
-  int const blocks = resident_blocks<T, Op>(depth);
+  int const prefetch = resolve_prefetch(device, "DeviceTiling",
+                                        requested_prefetch, default_prefetch);
+  int const max_depth = K::max_depth(device, prefetch);
+  expect_prefetch_leaves_a_depth(max_depth, prefetch, device, "DeviceTiling",
+                                 Op::radius, sizeof(T));
+  int const depth = requested_depth == 0 ? K::default_depth(device, prefetch)
+                                         : requested_depth;
+  STENCIL_EXPECT(
+      K::fits(depth, prefetch, device), "DeviceTiling: depth ", depth,
+      " at prefetch ", prefetch, " does not fit on ", device.name,
+      " for radius ", Op::radius, " and ", sizeof(T),
+      "-byte values (each level keeps ",
+      shared_bytes_per_level<T, Op::radius>(),
+      " bytes of shared memory per block, the prefetch ",
+      staging_bytes<T, Op::radius>(prefetch), ", within the ",
+      device.shared_per_block_optin,
+      " bytes the device allows; this build has depths up to ",
+      max_compiled_depth<T, Op>,
+      "); the largest depth that fits at this prefetch is ", max_depth,
+      " (all that fit: ",
+      fitting_depths(max_compiled_depth<T, Op>,
+                     [&](int d) { return K::fits(d, prefetch, device); }),
+      ")");
+  int const blocks = resident_blocks<T, Op>(depth, prefetch);
   STENCIL_EXPECT(blocks >= 1, "DeviceTiling: no block of the depth-", depth,
                  " kernel can be resident on ", device.name);
   std::vector<Region> const regions =
       cut_regions(p.extents[2], p.extents[1], blocks, depth, Op::radius);
   cudaFuncAttributes attributes{};
-  STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, K::function(depth)));
+  STENCIL_CUDA_CHECK(
+      cudaFuncGetAttributes(&attributes, K::function(depth, prefetch)));
 
   p.backend = Backend::native_cuda;
   p.policy = PolicyKind::device_tiling;
   p.depth = depth;
+  p.prefetch = prefetch;
   p.tile = Tile{tile_x, tile_y, p.extents[0]};
   p.team_size = threads_per_block;
-  p.scratch_bytes = K::shared(depth);
+  p.scratch_bytes = K::shared(depth, prefetch);
   p.registers = attributes.numRegs;
   p.local_memory_bytes = static_cast<int>(attributes.localSizeBytes);
   p.blocks = regions.front().tiles_x * regions.front().tiles_y;
@@ -273,8 +307,8 @@ void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
   using K = Kernel<T, Op, X>;
   int const nx = grid.extent(2), ny = grid.extent(1), nz = grid.extent(0);
   auto regions_for = [&](int depth) {
-    return cut_regions(nx, ny, resident_blocks<T, Op, X>(depth), depth,
-                       Op::radius);
+    return cut_regions(nx, ny, resident_blocks<T, Op, X>(depth, p.prefetch),
+                       depth, Op::radius);
   };
   std::vector<Region> const full = regions_for(p.depth);
   int const remainder = steps % p.depth;
@@ -314,10 +348,12 @@ void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
           grid.padded_extent(2),
           grid.padded_extent(2) * grid.padded_extent(1),
           region,
-          IsolatedTiles{}};
-      launch_cooperative(K::function(depth), region.tiles_x * region.tiles_y,
-                         threads_per_block, K::shared(depth),
-                         space.cuda_stream(), params);
+          IsolatedTiles{},
+          p.prefetch};
+      launch_cooperative(K::function(depth, p.prefetch),
+                         region.tiles_x * region.tiles_y, threads_per_block,
+                         K::shared(depth, p.prefetch), space.cuda_stream(),
+                         params);
       buffer.next_tag +=
           static_cast<unsigned>(iterations<Op::radius>(nz, depth));
     }
@@ -345,14 +381,14 @@ constexpr int isolated_core(int depth, int radius) {
 /// double 139, 89, 73 at depths 1-3). Radius 1: depth 3, 26x26 of 32x32;
 /// radius 2: depth 1, 28x28.
 template <class T, class Op>
-int isolated_default_depth(DeviceLimits const& device) {
+int isolated_default_depth(DeviceLimits const& device, int prefetch) {
   int best = 0;
   for (int depth = 1; depth <= max_compiled_depth<T, Op>; ++depth) {
     int const core = isolated_core(depth, Op::radius);
     if (10 * core * core < 6 * tile_x * tile_y) break;
-    if (IsolatedKernel<T, Op>::fits(depth, device)) best = depth;
+    if (IsolatedKernel<T, Op>::fits(depth, prefetch, device)) best = depth;
   }
-  return best > 0 ? best : IsolatedKernel<T, Op>::max_depth(device);
+  return best > 0 ? best : IsolatedKernel<T, Op>::max_depth(device, prefetch);
 }
 
 /// Tiles and z segments of an SM-tiling launch on `resident` resident
@@ -384,7 +420,7 @@ inline int isolated_blocks(IsolatedTiles const& t, int nz) {
 
 /// Resolves a TemporalBlocking policy on a rank-3 grid into `p`.
 template <class T, class Op>
-void plan_isolated(Plan& p, int requested_depth) {
+void plan_isolated(Plan& p, int requested_depth, int requested_prefetch) {
   static_assert(Op::rank == 3);
   static_assert(Op::radius >= 1 && Op::radius <= 2,
                 "stencil::TemporalBlocking on rank-3 grids supports radius 1 "
@@ -393,40 +429,48 @@ void plan_isolated(Plan& p, int requested_depth) {
   DeviceLimits const device = current_device_limits();
   expect_native_policy_applies(device, "TemporalBlocking", p.boundary,
                                requested_depth);
-  int const max_depth = K::max_depth(device);
-  expect_some_depth_fits(max_depth, device, "TemporalBlocking", Op::radius,
-                         sizeof(T));
-  int const depth = requested_depth == 0 ? isolated_default_depth<T, Op>(device)
-                                         : requested_depth;
+  int const prefetch = resolve_prefetch(device, "TemporalBlocking",
+                                        requested_prefetch, default_prefetch);
+  int const max_depth = K::max_depth(device, prefetch);
+  expect_prefetch_leaves_a_depth(max_depth, prefetch, device,
+                                 "TemporalBlocking", Op::radius, sizeof(T));
+  int const depth = requested_depth == 0
+                        ? isolated_default_depth<T, Op>(device, prefetch)
+                        : requested_depth;
   // Shared memory bounds the depth before the overlap eats the tile.
   static_assert(isolated_core(max_compiled_depth<T, Op>, Op::radius) >= 1);
   STENCIL_EXPECT(
-      K::fits(depth, device), "TemporalBlocking: depth ", depth,
-      " does not fit on ", device.name, " for a rank-3 grid, radius ",
-      Op::radius, " and ", sizeof(T), "-byte values (each level keeps ",
+      K::fits(depth, prefetch, device), "TemporalBlocking: depth ", depth,
+      " at prefetch ", prefetch, " does not fit on ", device.name,
+      " for a rank-3 grid, radius ", Op::radius, " and ", sizeof(T),
+      "-byte values (each level keeps ",
       shared_bytes_per_level<T, Op::radius>(),
-      " bytes of shared memory per block, within the ",
+      " bytes of shared memory per block, the prefetch ",
+      staging_bytes<T, Op::radius>(prefetch), ", within the ",
       device.shared_per_block_optin,
       " bytes the device allows; this build has depths up to ",
-      max_compiled_depth<T, Op>, "); the largest depth that fits is ",
-      max_depth, " (all that fit: ",
+      max_compiled_depth<T, Op>,
+      "); the largest depth that fits at this prefetch is ", max_depth,
+      " (all that fit: ",
       fitting_depths(max_compiled_depth<T, Op>,
-                     [&](int d) { return K::fits(d, device); }),
+                     [&](int d) { return K::fits(d, prefetch, device); }),
       ")");
-  int const resident = resident_blocks<T, Op, NoExchange<T>>(depth);
+  int const resident = resident_blocks<T, Op, NoExchange<T>>(depth, prefetch);
   STENCIL_EXPECT(resident >= 1, "TemporalBlocking: no block of the depth-",
                  depth, " kernel can be resident on ", device.name);
   IsolatedTiles const t = isolated_tiles(
       p.extents[2], p.extents[1], p.extents[0], depth, Op::radius, resident);
   cudaFuncAttributes attributes{};
-  STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, K::function(depth)));
+  STENCIL_CUDA_CHECK(
+      cudaFuncGetAttributes(&attributes, K::function(depth, prefetch)));
 
   p.backend = Backend::native_cuda;
   p.policy = PolicyKind::temporal_blocking;
   p.depth = depth;
+  p.prefetch = prefetch;
   p.tile = Tile{t.core, t.core, t.z_segment};
   p.team_size = threads_per_block;
-  p.scratch_bytes = K::shared(depth);
+  p.scratch_bytes = K::shared(depth, prefetch);
   p.registers = attributes.numRegs;
   p.local_memory_bytes = static_cast<int>(attributes.localSizeBytes);
   p.blocks = isolated_blocks(t, p.extents[0]);
@@ -443,8 +487,9 @@ void run_isolated(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid,
   using K = IsolatedKernel<T, Op>;
   int const nx = grid.extent(2), ny = grid.extent(1), nz = grid.extent(0);
   auto tiles_for = [&](int depth) {
-    return isolated_tiles(nx, ny, nz, depth, Op::radius,
-                          resident_blocks<T, Op, NoExchange<T>>(depth));
+    return isolated_tiles(
+        nx, ny, nz, depth, Op::radius,
+        resident_blocks<T, Op, NoExchange<T>>(depth, p.prefetch));
   };
   IsolatedTiles const full = tiles_for(p.depth);
   int const remainder = steps % p.depth;
@@ -465,9 +510,13 @@ void run_isolated(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid,
         grid.padded_extent(2),
         grid.padded_extent(2) * grid.padded_extent(1),
         Region{},
-        t};
-    K::function(depth)<<<isolated_blocks(t, nz), threads_per_block,
-                         K::shared(depth), space.cuda_stream()>>>(params);
+        t,
+        p.prefetch};
+    K::function(
+        depth,
+        p.prefetch)<<<isolated_blocks(t, nz), threads_per_block,
+                      K::shared(depth, p.prefetch), space.cuda_stream()>>>(
+        params);
     STENCIL_CUDA_CHECK(cudaGetLastError());
     grid.swap();
     done += depth;

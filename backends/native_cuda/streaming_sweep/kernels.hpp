@@ -90,8 +90,11 @@ struct Params {
   bool vector;
 };
 
+// At least 3 blocks per SM (85 registers): with no minimum, ptxas held the
+// kernels to 64 registers and spilled (j3d13pt double: 32 bytes of stack),
+// and at 4 (64 registers) j3d13pt still spills.
 template <class T, class Op, int Stages>
-__global__ void __launch_bounds__(threads_per_block)
+__global__ void __launch_bounds__(threads_per_block, 3)
     streaming_sweep(Params<T, Op> const p) {
   constexpr int rank = Op::rank;
   constexpr int r = Op::radius;

@@ -26,9 +26,10 @@ namespace stencil::native_cuda::streaming_sweep {
 
 /// Prefetch stages when the policy leaves the choice to the plan, from the
 /// sweep of 0-4 stages on an H200 (native README, "Streaming sweep"): one
-/// stage beats plain loads on 16 of the 18 2D and 3D rows (by up to 51%,
+/// stage beats plain loads on 16 of the 18 2D and 3D rows (by up to 75%,
 /// float j3d13pt) and is within 4% of the best number of stages on all but
-/// two; it loses 4-6% on j2d5pt. The model (Auto) is to choose per stencil.
+/// four (within 7%); it loses 4% on j2d5pt double. The model (Auto) is to
+/// choose per stencil.
 inline constexpr int default_prefetch = 1;
 
 template <class T, class Op>
@@ -57,53 +58,40 @@ struct Kernel {
 /// mostly L2 hits).
 inline constexpr int rank3_segment = 16;
 
-struct Geometry {
+/// How a grid's units are cut into tiles.
+struct Tiling {
   int tiles_x = 0;
   int tiles = 0;
-  int units = 0;    // along the streamed dimension
-  int segment = 0;  // units per block
-  int blocks = 0;
-  int blocks_per_sm = 0;
-  std::size_t shared_bytes = 0;
+  int units = 0;  // along the streamed dimension
 };
 
-/// Prepares the kernel for `stages` (its shared memory) and returns its
-/// launch geometry for a grid of `extents` (z, y, x; unused dims 1).
 template <class T, class Op>
-Geometry ready_geometry(int stages, std::array<int, 3> const& extents, int halo,
-                        int multiprocessors) {
-  using K = Kernel<T, Op>;
-  using U = typename K::Unit;
-  Geometry g;
-  g.shared_bytes = K::shared_bytes(stages);
-  STENCIL_CUDA_CHECK(cudaFuncSetAttribute(
-      K::function(stages), cudaFuncAttributeMaxDynamicSharedMemorySize,
-      static_cast<int>(g.shared_bytes)));
-  STENCIL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &g.blocks_per_sm, K::function(stages), threads_per_block,
-      g.shared_bytes));
+Tiling tiling(std::array<int, 3> const& extents, int halo) {
+  using U = typename Kernel<T, Op>::Unit;
   int const nx = extents[2];
   int const ny = Op::rank == 3 ? extents[1] : 1;
-  g.units = Op::rank == 3 ? extents[0] : extents[1];
   // The tiles start halo % V cells left of the grid (kernels.hpp).
-  g.tiles_x = (nx + halo % U::vector + U::width - 1) / U::width;
-  g.tiles = g.tiles_x * ((ny + U::height - 1) / U::height);
+  int const tiles_x = (nx + halo % U::vector + U::width - 1) / U::width;
+  return Tiling{tiles_x, tiles_x * ((ny + U::height - 1) / U::height),
+                Op::rank == 3 ? extents[0] : extents[1]};
+}
+
+/// Units a block streams, when `resident_blocks` fit on the device at once.
+template <class Op>
+int segment_length(Tiling const& t, [[maybe_unused]] int resident_blocks) {
   if constexpr (Op::rank == 3) {
     // Short segments in many waves, as the hardware schedules them in
     // order: the blocks running at any time then read a few neighbouring
-    // slabs of planes. Long segments, one wave of blocks each at its own
-    // z, left the DRAM half busy (ncu: 49%; H200, j3d7pt double,
-    // prefetch 4: 16 planes 219 GCells/s, 32 planes 200, one segment per
-    // resident block 152).
-    g.segment = std::min(g.units, rank3_segment);
+    // slabs of planes. Long segments, one wave of blocks that drift apart
+    // in z, left the DRAM half busy (ncu: 49%). H200, j3d7pt double, 64x16
+    // tiles: 16 planes 219 GCells/s and 32 planes 200 (prefetch 4), one
+    // segment per resident block 153 (prefetch 2).
+    return std::min(t.units, rank3_segment);
   } else {
     // As many segments as fill the resident blocks, at least one.
-    int const resident = std::max(1, g.blocks_per_sm) * multiprocessors;
-    int const segments = std::clamp(resident / g.tiles, 1, g.units);
-    g.segment = (g.units + segments - 1) / segments;
+    int const segments = std::clamp(resident_blocks / t.tiles, 1, t.units);
+    return (t.units + segments - 1) / segments;
   }
-  g.blocks = g.tiles * ((g.units + g.segment - 1) / g.segment);
-  return g;
 }
 
 /// Resolves a StreamingSweep policy into `p`: refuses what the device
@@ -116,72 +104,60 @@ void plan(Plan& p, int requested_prefetch) {
                 "a rank-3 grid");
   using K = Kernel<T, Op>;
   DeviceLimits const device = current_device_limits();
-  STENCIL_EXPECT(device.compute_capability >= 70,
-                 "StreamingSweep needs a GPU of compute capability 7.0 or "
-                 "newer; ",
-                 device.name, " is ", device.compute_capability / 10, ".",
-                 device.compute_capability % 10);
-  STENCIL_EXPECT(
-      requested_prefetch >= -1 && requested_prefetch <= max_prefetch_stages,
-      "StreamingSweep: prefetch is ", requested_prefetch,
-      "; use 0 (plain loads) to ", max_prefetch_stages,
-      " stages of asynchronous copies, or -1 to let the plan "
-      "choose");
-  // cp.async is an sm_80 instruction: below it, asking for prefetch is an
-  // error, not a plain-load run that says otherwise.
-  bool const has_async_copy = device.compute_capability >= 80;
-  STENCIL_EXPECT(requested_prefetch <= 0 || has_async_copy,
-                 "StreamingSweep: prefetch ", requested_prefetch,
-                 " needs asynchronous copies (cp.async, compute capability "
-                 "8.0 or newer); ",
-                 device.name, " is ", device.compute_capability / 10, ".",
-                 device.compute_capability % 10, "; use prefetch 0");
-  int stages = requested_prefetch;
-  if (stages < 0) {
-    stages = has_async_copy ? default_prefetch : 0;
-    while (stages > 0 && !K::fits(stages, device)) --stages;
-  }
-  if (!K::fits(stages, device)) {
-    int deepest = stages;
-    while (deepest >= 0 && !K::fits(deepest, device)) --deepest;
+  expect_native_gpu(device, "StreamingSweep");
+  int const resolved = resolve_prefetch(device, "StreamingSweep",
+                                        requested_prefetch, default_prefetch);
+  int largest = max_prefetch_stages;  // that fits; -1: none
+  while (largest >= 0 && !K::fits(largest, device)) --largest;
+  int const stages =
+      requested_prefetch >= 0 ? resolved : std::min(resolved, largest);
+  if (stages < 0 || !K::fits(stages, device)) {
+    int const asked = std::max(stages, 0);
     stencil::detail::throw_error(stencil::detail::concat(
-        "StreamingSweep: prefetch ", stages, " with radius ", Op::radius,
-        " and ", sizeof(T), "-byte values needs ", K::shared_bytes(stages),
+        "StreamingSweep: prefetch ", asked, " with radius ", Op::radius,
+        " and ", sizeof(T), "-byte values needs ", K::shared_bytes(asked),
         " bytes of shared memory per block; ", device.name, " allows ",
         device.shared_per_block_optin,
-        deepest >= 0 ? stencil::detail::concat(
-                           "; the largest prefetch that fits is ", deepest)
+        largest >= 0 ? stencil::detail::concat(
+                           "; the largest prefetch that fits is ", largest)
                      : std::string("; not even prefetch 0 fits")));
   }
 
-  Geometry const g =
-      ready_geometry<T, Op>(stages, p.extents, p.halo, device.multiprocessors);
+  auto const function = K::function(stages);
+  std::size_t const shared_bytes = K::shared_bytes(stages);
+  allow_dynamic_shared(function, shared_bytes);
+  int const per_sm =
+      resident_blocks_per_sm(function, threads_per_block, shared_bytes);
+  Tiling const t = tiling<T, Op>(p.extents, p.halo);
+  int const segment =
+      segment_length<Op>(t, std::max(1, per_sm) * device.multiprocessors);
   cudaFuncAttributes attributes{};
-  STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, K::function(stages)));
+  STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, function));
 
   p.backend = Backend::native_cuda;
   p.policy = PolicyKind::streaming_sweep;
   p.depth = 1;
   p.prefetch = stages;
-  p.tile = Tile{K::Unit::width, K::Unit::height, g.segment};
+  p.tile = Tile{K::Unit::width, K::Unit::height, segment};
   p.team_size = threads_per_block;
-  p.scratch_bytes = g.shared_bytes;
+  p.scratch_bytes = shared_bytes;
   p.registers = attributes.numRegs;
   p.local_memory_bytes = static_cast<int>(attributes.localSizeBytes);
-  p.blocks = g.blocks;
-  p.blocks_per_sm = g.blocks_per_sm;
+  p.blocks = t.tiles * ((t.units + segment - 1) / segment);
+  p.blocks_per_sm = per_sm;
   p.device = device.name;
 }
 
-/// Advances `grid` by `steps`, one launch per step. Asynchronous on the
-/// space's stream.
+/// Advances `grid` by `steps`, one launch per step, in the plan's tiles and
+/// segments. Asynchronous on the space's stream.
 template <class T, int Rank, class MemorySpace, class Op>
 void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
          Op const& op, int steps, Plan const& p) {
-  int const multiprocessors = space.cuda_device_prop().multiProcessorCount;
-  Geometry const g = ready_geometry<T, Op>(p.prefetch, p.extents, grid.halo(),
-                                           multiprocessors);
-  constexpr int vector = Kernel<T, Op>::Unit::vector;
+  using K = Kernel<T, Op>;
+  auto const function = K::function(p.prefetch);
+  allow_dynamic_shared(function, p.scratch_bytes);
+  Tiling const t = tiling<T, Op>(p.extents, grid.halo());
+  constexpr int vector = K::Unit::vector;
   auto aligned = [](T const* pointer) {
     return reinterpret_cast<std::uintptr_t>(pointer) % 16 == 0;
   };
@@ -191,7 +167,6 @@ void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
                            aligned(grid.next().data());
   stencil::detail::PaddedLayout const layout =
       stencil::detail::make_layout<Rank>(grid.extents(), grid.halo());
-  auto const function = Kernel<T, Op>::function(p.prefetch);
   for (int step = 0; step < steps; ++step) {
     T* const in = grid.current().data();
     if (grid.boundary() == Boundary::periodic) {
@@ -203,16 +178,16 @@ void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
                                op,
                                p.extents[2],
                                Rank == 3 ? p.extents[1] : 1,
-                               g.units,
+                               t.units,
                                grid.halo(),
                                Rank == 3 ? layout.stride_y : 0,
                                Rank == 3 ? static_cast<long>(layout.stride_z)
                                          : static_cast<long>(layout.stride_y),
-                               g.tiles_x,
-                               g.tiles,
-                               g.segment,
+                               t.tiles_x,
+                               t.tiles,
+                               p.tile.z,
                                vector_rows};
-    function<<<g.blocks, threads_per_block, g.shared_bytes,
+    function<<<p.blocks, threads_per_block, p.scratch_bytes,
                space.cuda_stream()>>>(params);
     STENCIL_CUDA_CHECK(cudaGetLastError());
     grid.swap();

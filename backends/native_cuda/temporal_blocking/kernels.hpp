@@ -24,11 +24,17 @@
 // end in one strip and continue in the next), so every SM gets the same work
 // whatever the grid's extents.
 //
+// Input rows come in a whole iteration ahead of their use: with prefetch 0
+// as plain loads into registers, with prefetch s > 0 as cp.async copies s
+// iterations ahead into a staging ring of s + 1 slots in shared memory
+// (each thread's own column: its own wait makes them visible, no barrier).
+//
 // Rank 1: a block loads a tile plus halo once and runs `depth` steps on it
 // in shared memory, ping-ponging two buffers.
 #pragma once
 
 #include <native_cuda/common/device.hpp>
+#include <native_cuda/common/prefetch.hpp>
 
 #include <stencil/detail/neighbourhood.hpp>
 #include <stencil/traits.hpp>
@@ -190,7 +196,17 @@ struct Params2D {
   int valid_width;  // output columns per strip
   int strips;
   int rows_per_block;  // of the strips' rows laid end to end
+  int prefetch;        // 0: plain loads into registers; s: cp.async s ahead
 };
+
+/// Shared memory of the rank-2 staging ring for `prefetch` stages: s + 1
+/// slots of `rows` rows of the block's columns (none for prefetch 0).
+template <class T>
+constexpr std::size_t staging_bytes_2d(int prefetch, int threads, int rows) {
+  return prefetch == 0 ? 0
+                       : static_cast<std::size_t>(prefetch + 1) * rows *
+                             threads * sizeof(T);
+}
 
 /// How a warp computes the cells of a step. Chosen per warp, so that no
 /// warp runs two of them one after the other: a warp that straddles the
@@ -209,11 +225,15 @@ struct Params2D {
 /// low-occupancy design lives on.
 enum class StepMode { compute, copy, guarded };
 
-/// One segment: output rows [y_begin, y_end) of `strip`.
-template <class T, class Op, int Depth, int Threads, int Rows>
+/// One segment: output rows [y_begin, y_end) of `strip`. `Staged`: the
+/// input comes through the staging ring (prefetch > 0); a kernel of its
+/// own, since a run-time choice between the two cost the plain-load kernel
+/// up to 18% (H200, j2d25pt float; 8% on j2d5pt double).
+template <class T, class Op, int Depth, bool Staged, int Threads, int Rows>
 __device__ __forceinline__ void stream_segment(Params2D<T, Op> const& p,
-                                               T* const column, int strip,
-                                               int y_begin, int y_end) {
+                                               T* const column, T* const staged,
+                                               int strip, int y_begin,
+                                               int y_end) {
   using P = Pipeline2D<Op, Threads, Rows>;
   constexpr int r = P::radius, R = P::rows, L = P::lag, U = P::period;
   constexpr int W = P::window;
@@ -243,25 +263,53 @@ __device__ __forceinline__ void stream_segment(Params2D<T, Op> const& p,
 #pragma unroll
     for (int i = 0; i < W; ++i) window[t][i] = T(0);
   }
-  T incoming[R];
+  // Prefetch s > 0: iteration k's rows are copied at iteration k - s into
+  // staging slot k % (s + 1), the slot read at iteration k - 1.
+  int const stages = p.prefetch;
+  RuntimeAsyncCopy const async{stages};
+  auto stage_input = [&](int k, int slot) {
 #pragma unroll
-  for (int j = 0; j < R; ++j) {
-    incoming[j] = (x_loadable && first + j < last)
-                      ? src[static_cast<long>(j) * p.stride]
-                      : T(0);
+    for (int j = 0; j < R; ++j) {
+      int const relative = R * k + j;
+      T* const to = staged + (slot * R + j) * Threads;
+      if (x_loadable && first + relative < last) {
+        async.copy(to, src + static_cast<long>(relative) * p.stride);
+      } else {
+        *to = T(0);
+      }
+    }
+    async.commit();
+  };
+  int issue_slot = stages, read_slot = 0;
+  T incoming[R];
+  if constexpr (!Staged) {
+#pragma unroll
+    for (int j = 0; j < R; ++j) {
+      incoming[j] = (x_loadable && first + j < last)
+                        ? src[static_cast<long>(j) * p.stride]
+                        : T(0);
+    }
+  } else {
+    for (int k = 0; k < stages; ++k) stage_input(k, k);
   }
 
   auto step = [&](auto mode_constant, auto phase, int k) {
     constexpr StepMode mode = decltype(mode_constant)::value;
     constexpr int u = decltype(phase)::value;
-    // The next iteration's input rows, loaded a whole iteration ahead.
-    T next[R];
+    // The next iteration's input rows, loaded a whole iteration ahead (or
+    // those `stages` iterations ahead, copied).
+    [[maybe_unused]] T next[R];
+    if constexpr (!Staged) {
 #pragma unroll
-    for (int j = 0; j < R; ++j) {
-      int const relative = R * (k + 1) + j;
-      next[j] = (x_loadable && first + relative < last)
-                    ? src[static_cast<long>(relative) * p.stride]
-                    : T(0);
+      for (int j = 0; j < R; ++j) {
+        int const relative = R * (k + 1) + j;
+        next[j] = (x_loadable && first + relative < last)
+                      ? src[static_cast<long>(relative) * p.stride]
+                      : T(0);
+      }
+    } else {
+      stage_input(k + stages, issue_slot);
+      issue_slot = issue_slot == stages ? 0 : issue_slot + 1;
     }
     // Deepest level first: level t consumes the oldest entries of its
     // window before level t-1's results arrive, so each window only ever
@@ -308,11 +356,19 @@ __device__ __forceinline__ void stream_segment(Params2D<T, Op> const& p,
 #pragma unroll
       for (int i = 0; i + R < W; ++i) window[t - 1][i] = window[t - 1][i + R];
     }
+    if constexpr (Staged) {
+      async.wait();
+#pragma unroll
+      for (int j = 0; j < R; ++j) {
+        incoming[j] = staged[(read_slot * R + j) * Threads];
+      }
+      read_slot = read_slot == stages ? 0 : read_slot + 1;
+    }
 #pragma unroll
     for (int j = 0; j < R; ++j) {
       column[P::slot(R * u + j) * P::row_length] = incoming[j];
       window[0][W - R + j] = incoming[j];
-      incoming[j] = next[j];
+      if constexpr (!Staged) incoming[j] = next[j];
     }
   };
 
@@ -343,9 +399,13 @@ __device__ __forceinline__ void stream_segment(Params2D<T, Op> const& p,
     }
     (std::make_integer_sequence<int, U>{});
   }
+  // Copies still in flight (rows past the segment) must not land in the
+  // next segment's staging slots.
+  if constexpr (Staged) RuntimeAsyncCopy::wait_all_but(0);
 }
 
-template <class T, class Op, int Depth, int Threads = threads_2d<T, Op, Depth>,
+template <class T, class Op, int Depth, bool Staged,
+          int Threads = threads_2d<T, Op, Depth>,
           int Rows = rows_2d<T, Op, Depth>>
 __global__ void __launch_bounds__(Threads, 1)
     temporal_blocking_2d(Params2D<T, Op> const p) {
@@ -360,6 +420,7 @@ __global__ void __launch_bounds__(Threads, 1)
   }
   __syncthreads();
   T* const column = queue + P::radius + threadIdx.x;
+  T* const staged = queue + Depth * P::ring * P::row_length + threadIdx.x;
 
   long const total = static_cast<long>(p.strips) * p.ny;
   long const begin = static_cast<long>(blockIdx.x) * p.rows_per_block;
@@ -370,8 +431,8 @@ __global__ void __launch_bounds__(Threads, 1)
     int const y_begin = static_cast<int>(g - static_cast<long>(strip) * p.ny);
     int const y_end =
         static_cast<int>(end - g < p.ny - y_begin ? y_begin + (end - g) : p.ny);
-    stream_segment<T, Op, Depth, Threads, Rows>(p, column, strip, y_begin,
-                                                y_end);
+    stream_segment<T, Op, Depth, Staged, Threads, Rows>(p, column, staged,
+                                                        strip, y_begin, y_end);
     g += y_end - y_begin;
   }
 }

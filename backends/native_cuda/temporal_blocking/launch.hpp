@@ -29,32 +29,43 @@ struct Kernel {
   using Function =
       void (*)(std::conditional_t<rank == 1, Params1D<T, Op>, Params2D<T, Op>>);
 
-  /// The kernel for `depth` (rank 2 compiles one per depth).
-  static Function function(int depth) {
+  /// The kernel for `depth` and `prefetch` (rank 2 compiles one per depth,
+  /// with plain loads and staged).
+  static Function function(int depth, int prefetch) {
     if constexpr (rank == 1) {
       (void)depth;
+      (void)prefetch;
       return &temporal_blocking_1d<T, Op>;
     } else {
-      return function_2d<1>(depth);
+      return function_2d<1>(depth, prefetch > 0);
     }
   }
   template <int Depth>
-  static Function function_2d(int depth) {
+  static Function function_2d(int depth, bool staged) {
     if constexpr (Depth < max_compiled_depth_2d<T, Op>) {
-      if (depth > Depth) return function_2d<Depth + 1>(depth);
+      if (depth > Depth) return function_2d<Depth + 1>(depth, staged);
     }
-    return &temporal_blocking_2d<T, Op, Depth>;
+    return staged ? &temporal_blocking_2d<T, Op, Depth, true>
+                  : &temporal_blocking_2d<T, Op, Depth, false>;
   }
 
-  static std::size_t shared_bytes(int depth) {
+  /// Rings (rank 2) or tile buffers (rank 1), plus the staging ring of
+  /// `prefetch` stages (rank 2; rank 1 loads its tile once per launch and
+  /// has nothing to prefetch).
+  static std::size_t shared_bytes(int depth, int prefetch) {
     if constexpr (rank == 1) {
       return shared_bytes_1d<T, Op::radius>();
     } else {
-      return dispatch_2d<1>(depth, [](auto d) {
-        return shared_bytes_2d<T, Op, decltype(d)::value>();
+      return dispatch_2d<1>(depth, [&](auto d) {
+        constexpr int Depth = decltype(d)::value;
+        return shared_bytes_2d<T, Op, Depth>() +
+               staging_bytes_2d<T>(prefetch, threads_2d<T, Op, Depth>,
+                                   rows_2d<T, Op, Depth>);
       });
     }
   }
+  /// The most prefetch stages the kernels take: none for rank 1.
+  static constexpr int max_prefetch = rank == 1 ? 0 : max_prefetch_stages;
   static int compiled_depth() {
     if constexpr (rank == 1) {
       return max_depth_1d;
@@ -85,16 +96,16 @@ struct Kernel {
   /// The deepest blocking this device's shared memory holds (and this build
   /// compiled without spills), keeping at least half of every block's
   /// columns valid.
-  static int max_depth(DeviceLimits const& device) {
+  static int max_depth(DeviceLimits const& device, int prefetch) {
     if constexpr (rank == 1) {
       int const by_halo =
           Op::radius == 0 ? 1 << 20 : tile_cells_1d / (4 * Op::radius);
-      return shared_bytes(1) <= device.shared_per_block_optin
+      return shared_bytes(1, 0) <= device.shared_per_block_optin
                  ? std::min(by_halo, max_depth_1d)
                  : 0;
     } else {
       for (int depth = max_compiled_depth_2d<T, Op>; depth >= 1; --depth) {
-        if (fits(depth, device)) return depth;
+        if (fits(depth, prefetch, device)) return depth;
       }
       return 0;
     }
@@ -103,14 +114,14 @@ struct Kernel {
   /// half of the block's columns are valid, and its kernel does not spill
   /// registers to local memory (registers grow with the depth: a window per
   /// level).
-  static bool fits(int depth, DeviceLimits const& device) {
+  static bool fits(int depth, int prefetch, DeviceLimits const& device) {
     if constexpr (rank == 1) {
-      return depth >= 1 && depth <= max_depth(device);
+      return depth >= 1 && depth <= max_depth(device, 0);
     } else {
       return depth >= 1 && depth <= max_compiled_depth_2d<T, Op> &&
              4 * depth * Op::radius <= block_width(depth) &&
-             shared_bytes(depth) <= device.shared_per_block_optin &&
-             !spills(depth);
+             shared_bytes(depth, prefetch) <= device.shared_per_block_optin &&
+             !spills(depth, prefetch);
     }
   }
   /// Where the plan chooses the depth itself (depth = 0). Rank 2: a
@@ -122,23 +133,24 @@ struct Kernel {
   /// --policy=TemporalBlocking --depth=...`, see the native README): double
   /// j2d5pt 12 (256 columns), j2d9pt 7 (384), j2d9pt-gol 6 (384), j2d25pt 6
   /// (384). The performance model (Auto) will replace this rule.
-  static int default_depth(DeviceLimits const& device) {
+  static int default_depth(DeviceLimits const& device, int prefetch) {
     if constexpr (rank == 1) {
-      return std::min(12, max_depth(device));
+      return std::min(12, max_depth(device, 0));
     } else {
       bool const narrow_pays = Op::shape == Shape::star && Op::radius == 1;
       int deepest = 0, deepest_wide = 0;
       for (int depth = 1; depth <= max_compiled_depth_2d<T, Op>; ++depth) {
-        if (!fits(depth, device)) continue;
+        if (!fits(depth, prefetch, device)) continue;
         deepest = depth;
         if (threads(depth) >= 384) deepest_wide = depth;
       }
       return narrow_pays || deepest_wide == 0 ? deepest : deepest_wide;
     }
   }
-  static bool spills(int depth) {
+  static bool spills(int depth, int prefetch) {
     cudaFuncAttributes attributes{};
-    STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, function(depth)));
+    STENCIL_CUDA_CHECK(
+        cudaFuncGetAttributes(&attributes, function(depth, prefetch)));
     return attributes.localSizeBytes > 0;
   }
 };
@@ -153,12 +165,13 @@ struct Geometry {
 };
 
 template <class T, class Op>
-Geometry geometry(int depth, int nx, int ny, int resident_blocks) {
+Geometry geometry(int depth, int prefetch, int nx, int ny,
+                  int resident_blocks) {
   using K = Kernel<T, Op>;
   Geometry g{};
   g.valid_width = K::block_width(depth) - 2 * depth * Op::radius;
   g.strips = (nx + g.valid_width - 1) / g.valid_width;
-  g.shared_bytes = K::shared_bytes(depth);
+  g.shared_bytes = K::shared_bytes(depth, prefetch);
   if constexpr (Op::rank == 1) {
     g.blocks = g.strips;
     g.rows_per_block = 1;
@@ -176,43 +189,47 @@ Geometry geometry(int depth, int nx, int ny, int resident_blocks) {
   return g;
 }
 
-/// Blocks of the kernel for `depth` that fit on one multiprocessor at once.
+/// Blocks of the kernel for `depth` and `prefetch` that fit on one
+/// multiprocessor at once.
 template <class T, class Op>
-int blocks_per_sm(int depth, std::size_t shared_bytes) {
-  int per_sm = 0;
-  STENCIL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, Kernel<T, Op>::function(depth), Kernel<T, Op>::threads(depth),
-      shared_bytes));
-  return per_sm;
+int blocks_per_sm(int depth, int prefetch, std::size_t shared_bytes) {
+  return resident_blocks_per_sm(Kernel<T, Op>::function(depth, prefetch),
+                                Kernel<T, Op>::threads(depth), shared_bytes);
 }
 
-/// Opts the kernel for `depth` into the shared memory it needs (above the
-/// default 48 KiB); cheap, so done before every launch.
+/// Opts the kernel for `depth` and `prefetch` into the shared memory it
+/// needs (above the default 48 KiB); cheap, so done before every launch.
 template <class T, class Op>
-void prepare_kernel(int depth, std::size_t shared_bytes) {
-  STENCIL_CUDA_CHECK(
-      cudaFuncSetAttribute(Kernel<T, Op>::function(depth),
-                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           static_cast<int>(shared_bytes)));
+void prepare_kernel(int depth, int prefetch, std::size_t shared_bytes) {
+  allow_dynamic_shared(Kernel<T, Op>::function(depth, prefetch), shared_bytes);
 }
 
 /// Prepares the kernel for `depth` and returns its launch geometry on a
 /// device with `multiprocessors` SMs.
 template <class T, class Op>
-Geometry ready_geometry(int depth, int nx, int ny, int multiprocessors) {
-  std::size_t const shared_bytes = Kernel<T, Op>::shared_bytes(depth);
-  prepare_kernel<T, Op>(depth, shared_bytes);
-  int const per_sm = blocks_per_sm<T, Op>(depth, shared_bytes);
-  Geometry g =
-      geometry<T, Op>(depth, nx, ny, std::max(1, per_sm) * multiprocessors);
+Geometry ready_geometry(int depth, int prefetch, int nx, int ny,
+                        int multiprocessors) {
+  std::size_t const shared_bytes = Kernel<T, Op>::shared_bytes(depth, prefetch);
+  prepare_kernel<T, Op>(depth, prefetch, shared_bytes);
+  int const per_sm = blocks_per_sm<T, Op>(depth, prefetch, shared_bytes);
+  Geometry g = geometry<T, Op>(depth, prefetch, nx, ny,
+                               std::max(1, per_sm) * multiprocessors);
   g.blocks_per_sm = per_sm;
   return g;
 }
 
+/// Prefetch stages where the plan chooses (prefetch = -1): plain loads
+/// into registers an iteration ahead. The temporal kernels read DRAM once
+/// per `depth` steps, so a load's latency is a small part of an iteration,
+/// and staging costs the shared memory of the deepest depths (H200, see
+/// the native README).
+inline constexpr int default_prefetch = 0;
+
 /// Resolves a TemporalBlocking policy into `p` (can_run: refuses what the
-/// device or the kernel cannot do, before anything runs).
+/// device or the kernel cannot do, before anything runs). A requested
+/// depth of 0 or prefetch of -1 is the plan's choice.
 template <class T, class Op>
-void plan(Plan& p, int requested_depth) {
+void plan(Plan& p, int requested_depth, int requested_prefetch) {
   static_assert(Op::rank <= 2,
                 "temporal_blocking::plan is for rank 1 and 2; rank 3 runs the "
                 "device-tiling kernel on isolated tiles (plan_isolated)");
@@ -220,35 +237,54 @@ void plan(Plan& p, int requested_depth) {
   DeviceLimits const device = current_device_limits();
   expect_native_policy_applies(device, "TemporalBlocking", p.boundary,
                                requested_depth);
-  int const max_depth = K::max_depth(device);
-  expect_some_depth_fits(max_depth, device, "TemporalBlocking", Op::radius,
-                         sizeof(T));
-  int const depth =
-      requested_depth == 0 ? K::default_depth(device) : requested_depth;
   STENCIL_EXPECT(
-      K::fits(depth, device), "TemporalBlocking: depth ", depth,
-      " does not fit on ", device.name, " for radius ", Op::radius, " and ",
-      sizeof(T), "-byte values (a depth needs its shared memory within the ",
+      K::max_prefetch > 0 || requested_prefetch <= 0,
+      "TemporalBlocking: prefetch ", requested_prefetch,
+      " on a rank-1 grid: its kernel loads each tile once per launch, so "
+      "there is nothing to prefetch; use prefetch 0 or -1");
+  int const prefetch =
+      resolve_prefetch(device, "TemporalBlocking", requested_prefetch,
+                       default_prefetch, K::max_prefetch);
+  int const max_depth = K::max_depth(device, prefetch);
+  if (prefetch == 0) {
+    expect_some_depth_fits(max_depth, device, "TemporalBlocking", Op::radius,
+                           sizeof(T));
+  }
+  STENCIL_EXPECT(max_depth >= 1, "TemporalBlocking: prefetch ", prefetch,
+                 " with radius ", Op::radius, " and ", sizeof(T),
+                 "-byte values leaves no room for depth 1 in the ",
+                 device.shared_per_block_optin, " bytes of shared memory of ",
+                 device.name, "; use less prefetch");
+  int const depth = requested_depth == 0 ? K::default_depth(device, prefetch)
+                                         : requested_depth;
+  STENCIL_EXPECT(
+      K::fits(depth, prefetch, device), "TemporalBlocking: depth ", depth,
+      " at prefetch ", prefetch, " does not fit on ", device.name,
+      " for radius ", Op::radius, " and ", sizeof(T),
+      "-byte values (a depth needs its shared memory, staging included, "
+      "within the ",
       device.shared_per_block_optin,
       " bytes per block the device allows, "
       "at least half of the block's columns valid, a compiled kernel (this "
       "build has depths up to ",
       K::compiled_depth(),
       ") and no register "
-      "spills); the largest depth that fits is ",
+      "spills); the largest depth that fits at this prefetch is ",
       max_depth, " (all that fit: ",
       fitting_depths(K::compiled_depth(),
-                     [&](int d) { return K::fits(d, device); }),
+                     [&](int d) { return K::fits(d, prefetch, device); }),
       ")");
 
-  Geometry const g = ready_geometry<T, Op>(depth, p.extents[2], p.extents[1],
-                                           device.multiprocessors);
+  Geometry const g = ready_geometry<T, Op>(
+      depth, prefetch, p.extents[2], p.extents[1], device.multiprocessors);
   cudaFuncAttributes attributes{};
-  STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, K::function(depth)));
+  STENCIL_CUDA_CHECK(
+      cudaFuncGetAttributes(&attributes, K::function(depth, prefetch)));
 
   p.backend = Backend::native_cuda;
   p.policy = PolicyKind::temporal_blocking;
   p.depth = depth;
+  p.prefetch = prefetch;
   p.tile = Tile{g.valid_width, Op::rank == 2 ? g.rows_per_block : 1, 1};
   p.team_size = K::threads(depth);
   p.scratch_bytes = g.shared_bytes;
@@ -269,12 +305,14 @@ void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
   int const ny = Rank == 2 ? grid.extent(0) : 1;
   // Every launch but a shorter last one has the plan's depth: its kernel is
   // prepared and its geometry computed once.
-  Geometry const full = ready_geometry<T, Op>(p.depth, nx, ny, multiprocessors);
+  Geometry const full =
+      ready_geometry<T, Op>(p.depth, p.prefetch, nx, ny, multiprocessors);
   for (int done = 0; done < steps;) {
     int const depth = std::min(p.depth, steps - done);
-    Geometry const g = depth == p.depth ? full
-                                        : ready_geometry<T, Op>(
-                                              depth, nx, ny, multiprocessors);
+    Geometry const g =
+        depth == p.depth
+            ? full
+            : ready_geometry<T, Op>(depth, p.prefetch, nx, ny, multiprocessors);
     T const* const in = grid.current().data();
     T* const out = grid.next().data();
     if constexpr (Rank == 1) {
@@ -292,10 +330,11 @@ void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
                                    grid.padded_extent(1),
                                    g.valid_width,
                                    g.strips,
-                                   g.rows_per_block};
-      Kernel<T, Op>::function(depth)<<<g.blocks, Kernel<T, Op>::threads(depth),
-                                       g.shared_bytes, space.cuda_stream()>>>(
-          params);
+                                   g.rows_per_block,
+                                   p.prefetch};
+      Kernel<T, Op>::function(
+          depth, p.prefetch)<<<g.blocks, Kernel<T, Op>::threads(depth),
+                               g.shared_bytes, space.cuda_stream()>>>(params);
     }
     STENCIL_CUDA_CHECK(cudaGetLastError());
     grid.swap();
