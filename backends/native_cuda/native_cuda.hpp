@@ -49,26 +49,38 @@ struct Native<Kokkos::Cuda> {
     native_cuda::streaming_sweep::plan<T, Op>(p, policy.prefetch);
   }
 
-  template <class T, int Rank, class MemorySpace, class Op>
+  /// Runs plan `p`, whose policy must be one of `Kinds`: the kernels of
+  /// the other native policies are not instantiated.
+  template <PolicyKinds Kinds, class T, int Rank, class MemorySpace, class Op>
   static void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
                   Op const& op, int steps, Plan const& p) {
-    if constexpr (Rank >= 2) {
-      if (p.policy == PolicyKind::streaming_sweep) {
+    auto const runs = [&p](PolicyKind kind) {
+      return p.policy == kind && (Kinds & kind_bit(kind)) != 0;
+    };
+    if constexpr (Rank >= 2 &&
+                  (Kinds & kind_bit(PolicyKind::streaming_sweep)) != 0) {
+      if (runs(PolicyKind::streaming_sweep)) {
         native_cuda::streaming_sweep::run(space, grid, op, steps, p);
         return;
       }
     }
-    if constexpr (Rank <= 2) {
-      if (p.policy == PolicyKind::temporal_blocking) {
+    if constexpr (Rank <= 2 &&
+                  (Kinds & kind_bit(PolicyKind::temporal_blocking)) != 0) {
+      if (runs(PolicyKind::temporal_blocking)) {
         native_cuda::temporal_blocking::run(space, grid, op, steps, p);
         return;
       }
-    } else {
-      if (p.policy == PolicyKind::device_tiling) {
+    }
+    if constexpr (Rank == 3 &&
+                  (Kinds & kind_bit(PolicyKind::device_tiling)) != 0) {
+      if (runs(PolicyKind::device_tiling)) {
         native_cuda::device_tiling::run(space, grid, op, steps, p);
         return;
       }
-      if (p.policy == PolicyKind::temporal_blocking) {
+    }
+    if constexpr (Rank == 3 &&
+                  (Kinds & kind_bit(PolicyKind::temporal_blocking)) != 0) {
+      if (runs(PolicyKind::temporal_blocking)) {
         native_cuda::device_tiling::run_isolated(space, grid, op, steps, p);
         return;
       }

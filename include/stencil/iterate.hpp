@@ -19,28 +19,47 @@ namespace stencil {
 
 namespace detail {
 
+/// The native policies a plan made from `How` for a rank-`Rank` grid can
+/// name. iterate() instantiates the kernels of these only: each native
+/// family is dozens of kernels (one per depth and load path) for every
+/// functor and value type, so a call with Naive must not compile them.
+template <class How, int Rank>
+constexpr PolicyKinds native_kinds_for() {
+  if constexpr (std::is_same_v<How, TemporalBlocking>) {
+    return kind_bit(PolicyKind::temporal_blocking);
+  } else if constexpr (std::is_same_v<How, DeviceTiling>) {
+    return kind_bit(PolicyKind::device_tiling);
+  } else if constexpr (std::is_same_v<How, StreamingSweep>) {
+    return kind_bit(PolicyKind::streaming_sweep);
+  } else if constexpr (std::is_same_v<How, Auto>) {
+    return auto_native_kinds<Rank>;
+  } else if constexpr (std::is_same_v<How, Plan>) {
+    return native_kinds;  // a plan from any policy
+  } else {
+    return 0;  // Naive and SpatialBlocking are portable
+  }
+}
+
 /// Refuses a plan made for another space, grid shape, value type or stencil.
 template <class ExecSpace, class Op, class T, int Rank, class MemorySpace>
-void check_plan_matches(Plan const& p,
-                        Grid<T, Rank, MemorySpace> const& grid) {
+void check_plan_matches(Plan const& p, Grid<T, Rank, MemorySpace> const& grid) {
   Plan const expected = describe<Op>(ExecSpace::name(), grid);
-  bool const same =
-      p.execution_space == expected.execution_space &&
-      p.rank == expected.rank && p.radius == expected.radius &&
-      p.shape == expected.shape && p.extents == expected.extents &&
-      p.halo == expected.halo && p.boundary == expected.boundary &&
-      p.value_size == expected.value_size;
-  STENCIL_EXPECT(same, "the plan was made for a different run (plan: ",
-                 p.execution_space, ", rank ", p.rank, ", radius ", p.radius,
-                 ", extents ", p.extents[0], "x", p.extents[1], "x",
-                 p.extents[2], ", halo ", p.halo, ", ", p.value_size,
-                 "-byte values; this call: ", expected.execution_space,
-                 ", rank ", expected.rank, ", radius ", expected.radius,
-                 ", extents ", expected.extents[0], "x", expected.extents[1],
-                 "x", expected.extents[2], ", halo ", expected.halo, ", ",
-                 expected.value_size,
-                 "-byte values); make a plan for this grid with "
-                 "stencil::plan");
+  bool const same = p.execution_space == expected.execution_space &&
+                    p.rank == expected.rank && p.radius == expected.radius &&
+                    p.shape == expected.shape &&
+                    p.extents == expected.extents && p.halo == expected.halo &&
+                    p.boundary == expected.boundary &&
+                    p.value_size == expected.value_size;
+  STENCIL_EXPECT(
+      same, "the plan was made for a different run (plan: ", p.execution_space,
+      ", rank ", p.rank, ", radius ", p.radius, ", extents ", p.extents[0], "x",
+      p.extents[1], "x", p.extents[2], ", halo ", p.halo, ", ", p.value_size,
+      "-byte values; this call: ", expected.execution_space, ", rank ",
+      expected.rank, ", radius ", expected.radius, ", extents ",
+      expected.extents[0], "x", expected.extents[1], "x", expected.extents[2],
+      ", halo ", expected.halo, ", ", expected.value_size,
+      "-byte values); make a plan for this grid with "
+      "stencil::plan");
 }
 
 template <class ExecSpace, class T, int Rank, class MemorySpace, class Op>
@@ -87,7 +106,7 @@ void run_portable(ExecSpace const& space, Grid<T, Rank, MemorySpace>& grid,
 /// does nothing.
 template <class ExecSpace, class T, int Rank, class MemorySpace, class Op,
           class How = Auto>
-  requires Kokkos::is_execution_space_v<ExecSpace>
+requires Kokkos::is_execution_space_v<ExecSpace>
 void iterate(ExecSpace const& space, Grid<T, Rank, MemorySpace>& grid,
              Op const& op, int steps, How const& how = {}) {
   static_assert(detail::check_operator<Op, Rank>());
@@ -106,9 +125,10 @@ void iterate(ExecSpace const& space, Grid<T, Rank, MemorySpace>& grid,
     p = plan(space, grid, op, how);
   }
   if (steps == 0) return;
-  if constexpr (native_available_v<ExecSpace>) {
+  constexpr detail::PolicyKinds kinds = detail::native_kinds_for<How, Rank>();
+  if constexpr (native_available_v<ExecSpace> && kinds != 0) {
     if (p.backend == Backend::native_cuda) {
-      detail::Native<ExecSpace>::run(space, grid, op, steps, p);
+      detail::Native<ExecSpace>::template run<kinds>(space, grid, op, steps, p);
       return;
     }
   }

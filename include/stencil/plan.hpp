@@ -36,6 +36,13 @@ Plan describe(std::string space_name, Grid<T, Rank, MemorySpace> const& grid) {
   return p;
 }
 
+/// The native policies plan(..., Auto{}) may choose for a rank-`Rank` grid;
+/// it must follow the Auto branch of plan() below. iterate() with Auto
+/// compiles the kernels of these only.
+template <int Rank>
+inline constexpr PolicyKinds auto_native_kinds =
+    Rank == 1 ? kind_bit(PolicyKind::temporal_blocking) : 0u;
+
 /// Scratch bytes one team of the portable SpatialBlocking sweep needs.
 inline std::size_t blocked_scratch_bytes(int rank, int radius, Tile tile,
                                          int value_size) {
@@ -150,7 +157,9 @@ Plan plan(ExecSpace const& space, Grid<T, Rank, MemorySpace> const& grid,
     // differs per stencil and precision, which is the performance model's
     // job, and every 2D functor planned with Auto would compile twelve more
     // kernels.
-    if constexpr (native_available_v<ExecSpace> && Rank == 1) {
+    if constexpr (native_available_v<ExecSpace> &&
+                  (detail::auto_native_kinds<Rank> &
+                   detail::kind_bit(PolicyKind::temporal_blocking)) != 0) {
       if (grid.boundary() == Boundary::fixed) {
         detail::Native<ExecSpace>::template plan_temporal_blocking<T, Op>(
             p, TemporalBlocking{});

@@ -76,6 +76,21 @@ enum class PolicyKind {
   streaming_sweep
 };
 
+namespace detail {
+
+/// A set of PolicyKind values, one bit each.
+using PolicyKinds = unsigned;
+
+constexpr PolicyKinds kind_bit(PolicyKind kind) {
+  return 1u << static_cast<unsigned>(kind);
+}
+
+inline constexpr PolicyKinds native_kinds =
+    kind_bit(PolicyKind::temporal_blocking) |
+    kind_bit(PolicyKind::device_tiling) | kind_bit(PolicyKind::streaming_sweep);
+
+}  // namespace detail
+
 template <class P>
 inline constexpr bool is_policy_v =
     std::is_same_v<P, Naive> || std::is_same_v<P, SpatialBlocking> ||
