@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+// What benchmarks.cpp and the per-stencil translation units of the suite
+// share. Each stencil's benchmarks instantiate every kernel of every policy
+// for that stencil, which makes one translation unit for the whole suite the
+// longest step of a CUDA build by far; one per stencil lets the compiler
+// jobs share the work.
+#pragma once
+
+#include "machine.hpp"
+#include "options.hpp"
+#include "tables.hpp"
+
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace stencil_perf {
+
+/// Registers the benchmarks of the `I`-th stencil of stencil_table() at
+/// `size`, one per selected precision and policy (and per depth and prefetch
+/// of --depth and --prefetch). Returns how many. Defined in cases_impl.hpp
+/// and instantiated by the translation units CMakeLists.txt generates from
+/// cases.cpp.in.
+template <std::size_t I>
+int register_stencil_cases(Options const& o, Size const& size,
+                           Ceilings const& ceilings);
+
+/// Messages of benchmarks that could not run, in the order they happened.
+std::vector<std::string>& failure_list();
+
+struct FixtureBase {
+  virtual ~FixtureBase() = default;
+};
+
+class FixtureCache {
+ public:
+  // Google Benchmark runs the repetitions of a benchmark one after another,
+  // so one cached fixture is enough; a failure is cached too, so a grid that
+  // does not fit is not allocated again for every repetition.
+  template <class F, class Make>
+  F* get(std::string const& key, Make&& make, std::string& error) {
+    if (key != key_) {
+      fixture_.reset();  // free the old grids before allocating new ones
+      error_.clear();
+      key_ = key;
+      try {
+        fixture_ = make();
+      } catch (stencil::error const& e) {
+        error_ = e.what();
+      } catch (std::exception const& e) {
+        error_ = std::string("setup failed: ") + e.what();
+      }
+      if (!error_.empty()) failure_list().push_back(key + ": " + error_);
+    }
+    error = error_;
+    return static_cast<F*>(fixture_.get());
+  }
+  void clear() {
+    fixture_.reset();
+    key_.clear();
+    error_.clear();
+  }
+
+ private:
+  std::string key_;
+  std::unique_ptr<FixtureBase> fixture_;
+  std::string error_;
+};
+
+/// The one cache of the program (benchmarks.cpp).
+FixtureCache& fixture_cache();
+
+}  // namespace stencil_perf
