@@ -9,6 +9,7 @@
 #include <stencil/grid.hpp>
 #include <stencil/iterate.hpp>
 #include <stencil/linear.hpp>
+#include <stencil/model.hpp>
 #include <stencil/plan.hpp>
 #include <stencil/policy.hpp>
 #include <stencil/traits.hpp>

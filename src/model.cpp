@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <stencil/error.hpp>
+#include <stencil/model.hpp>
+
+#include <algorithm>
+#include <limits>
+#include <ostream>
+#include <string>
+
+namespace stencil::model {
+
+namespace {
+
+constexpr double unbounded = std::numeric_limits<double>::infinity();
+
+char const* policy_name(PolicyKind kind) {
+  switch (kind) {
+    case PolicyKind::naive:
+      return "Naive";
+    case PolicyKind::spatial_blocking:
+      return "SpatialBlocking";
+    case PolicyKind::temporal_blocking:
+      return "TemporalBlocking";
+    case PolicyKind::device_tiling:
+      return "DeviceTiling";
+    case PolicyKind::streaming_sweep:
+      return "StreamingSweep";
+  }
+  return "an unknown policy";
+}
+
+int points(Stencil const& s) {
+  int const width = 2 * s.radius + 1;
+  if (s.shape == Shape::star) return 2 * s.rank * s.radius + 1;
+  int n = 1;
+  for (int d = 0; d < s.rank; ++d) n *= width;
+  return n;
+}
+
+bool blocks_in_time(PolicyKind kind) {
+  return kind == PolicyKind::temporal_blocking ||
+         kind == PolicyKind::device_tiling;
+}
+
+// Shared-memory accesses per cell and level: the store of the new value and
+// a load for every tap the kernel does not hold in registers. The native
+// temporal kernels keep the taps of a thread's own column (2D) or z column
+// (3D) in registers; the single-step sweeps read every tap from the tile.
+int shared_accesses(Stencil const& s, PolicyKind kind) {
+  int const width = 2 * s.radius + 1;
+  switch (kind) {
+    case PolicyKind::naive:
+      return 0;
+    case PolicyKind::spatial_blocking:
+    case PolicyKind::streaming_sweep:
+      return points(s) + 1;
+    case PolicyKind::temporal_blocking:
+    case PolicyKind::device_tiling:
+      if (s.rank == 1) return 2 * s.radius + 1;
+      return points(s) - width + 1;
+  }
+  return 0;
+}
+
+// Valid cells over computed cells: an overlapped tile computes `depth *
+// radius` halo cells on each side that its neighbours compute too. Device
+// tiles exchange their rims instead.
+double valid_fraction(Stencil const& s, Config const& c) {
+  if (c.policy != PolicyKind::temporal_blocking) return 1;
+  int const halo = 2 * s.radius * c.depth;
+  double f = static_cast<double>(c.tile_x - halo) / c.tile_x;
+  if (s.rank == 3) f *= static_cast<double>(c.tile_y - halo) / c.tile_y;
+  return f;
+}
+
+void check(Stencil const& s, Config const& c, std::array<int, 3> const& extents,
+           Device const& d) {
+  STENCIL_EXPECT(s.rank >= 1 && s.rank <= 3, "model: stencil rank is ", s.rank,
+                 "; valid ranks are 1, 2 and 3");
+  STENCIL_EXPECT(s.radius >= 1 && s.radius <= max_radius,
+                 "model: stencil radius is ", s.radius,
+                 "; the model describes radii 1 to ", max_radius);
+  STENCIL_EXPECT(s.flops >= 1, "model: the stencil does ", s.flops,
+                 " floating-point operations per cell; give at least 1");
+  STENCIL_EXPECT(s.value_size == 4 || s.value_size == 8,
+                 "model: value size is ", s.value_size,
+                 " bytes; the model knows float (4) and double (8)");
+  int const width = 2 * s.radius + 1;
+  for (int k = 0; k < s.rank; ++k) {
+    STENCIL_EXPECT(extents[k] >= width, "model: extent ", k, " is ", extents[k],
+                   " cells; a radius-", s.radius, " stencil needs at least ",
+                   width, " in each of its ", s.rank, " dimensions");
+  }
+  STENCIL_EXPECT(c.depth >= 1, "model: depth is ", c.depth,
+                 "; give 1 or more time steps per pass");
+  STENCIL_EXPECT(blocks_in_time(c.policy) || c.depth == 1,
+                 "model: ", policy_name(c.policy),
+                 " takes one step per pass, not ", c.depth,
+                 "; use depth 1, or TemporalBlocking or DeviceTiling");
+  STENCIL_EXPECT(
+      c.policy != PolicyKind::device_tiling || s.rank == 3,
+      "model: DeviceTiling tiles rank-3 grids, this stencil is rank ", s.rank,
+      "; use TemporalBlocking");
+  STENCIL_EXPECT(c.policy != PolicyKind::streaming_sweep || s.rank >= 2,
+                 "model: StreamingSweep streams rank-2 and rank-3 grids, this "
+                 "stencil is rank 1; use Naive or TemporalBlocking");
+  if (blocks_in_time(c.policy)) {
+    int const needed = c.policy == PolicyKind::temporal_blocking
+                           ? 2 * s.radius * c.depth + 1
+                           : 1;
+    bool const fits = c.tile_x >= needed && (s.rank < 3 || c.tile_y >= needed);
+    STENCIL_EXPECT(fits, "model: ", policy_name(c.policy), " tile ", c.tile_x,
+                   "x", c.tile_y, " at depth ", c.depth, " with radius ",
+                   s.radius, " leaves no valid cell; tile extents",
+                   s.rank == 3 ? " (x and y)" : " (x)", " must be at least ",
+                   needed);
+  }
+  STENCIL_EXPECT(d.compute_units >= 1 && d.copy_gbs > 0, "model: device '",
+                 d.name, "' has ", d.compute_units, " compute units and ",
+                 d.copy_gbs,
+                 " GB/s copy bandwidth; both must be positive (calibrate it)");
+  double const fp = s.value_size == 4 ? d.fp32_gflops : d.fp64_gflops;
+  STENCIL_EXPECT(fp > 0, "model: device '", d.name, "' has no FP",
+                 s.value_size * 8, " throughput; give fp", s.value_size * 8,
+                 "_gflops > 0");
+  STENCIL_EXPECT(shared_accesses(s, c.policy) == 0 || d.shared_tbs > 0,
+                 "model: ", policy_name(c.policy),
+                 " works through shared memory, but device '", d.name,
+                 "' has no shared-memory bandwidth; give shared_tbs > 0");
+  STENCIL_EXPECT(
+      c.policy != PolicyKind::device_tiling || d.barrier_us > 0,
+      "model: DeviceTiling waits at a device-wide barrier per plane, "
+      "but device '",
+      d.name, "' has no barrier latency; give barrier_us > 0");
+}
+
+// The ceilings at a valid fraction `f`; the lowest is the prediction.
+Prediction ceilings(Stencil const& s, Config const& c,
+                    std::array<int, 3> const& extents, Device const& d,
+                    double f) {
+  Prediction p;
+  p.valid_fraction = f;
+  p.shared_accesses = shared_accesses(s, c.policy);
+  double const size = s.value_size;
+  // Per valid cell and step: the tile (valid cells and halo) is read and the
+  // valid cells written once per pass of `depth` steps.
+  p.dram_gcells = d.copy_gbs * c.depth / (size * (1 / f + 1));
+  p.shared_gcells = p.shared_accesses == 0
+                        ? unbounded
+                        : d.shared_tbs * 1e3 * f / (p.shared_accesses * size);
+  double const fp = s.value_size == 4 ? d.fp32_gflops : d.fp64_gflops;
+  p.fp_gcells = fp * f / s.flops;
+  p.barrier_gcells = unbounded;
+  if (c.policy == PolicyKind::device_tiling) {
+    // One barrier per streamed plane, at which every level has advanced one
+    // plane of the cells resident at once.
+    double const plane = static_cast<double>(extents[1]) * extents[2];
+    double const resident =
+        static_cast<double>(d.compute_units) * c.tile_x * c.tile_y;
+    p.barrier_gcells =
+        std::min(plane, resident) * c.depth / (d.barrier_us * 1e3);
+  }
+  p.gcells = p.dram_gcells;
+  p.limit = Limit::dram;
+  auto const lower = [&p](double gcells, Limit limit) {
+    if (gcells < p.gcells) {
+      p.gcells = gcells;
+      p.limit = limit;
+    }
+  };
+  lower(p.shared_gcells, Limit::shared_memory);
+  lower(p.fp_gcells, Limit::fp);
+  lower(p.barrier_gcells, Limit::barrier_latency);
+  return p;
+}
+
+}  // namespace
+
+std::string to_string(Limit limit) {
+  switch (limit) {
+    case Limit::dram:
+      return "DRAM bandwidth";
+    case Limit::shared_memory:
+      return "shared-memory bandwidth";
+    case Limit::fp:
+      return "FP throughput";
+    case Limit::barrier_latency:
+      return "barrier latency";
+    case Limit::halo_redundancy:
+      return "halo redundancy";
+  }
+  return "unknown";
+}
+
+Prediction predict(Stencil const& stencil, Config const& config,
+                   std::array<int, 3> const& extents, Device const& device) {
+  check(stencil, config, extents, device);
+  double const f = valid_fraction(stencil, config);
+  Prediction p = ceilings(stencil, config, extents, device, f);
+  if (f < 1) {
+    Prediction const whole = ceilings(stencil, config, extents, device, 1);
+    if (whole.gcells >= 1.5 * p.gcells) p.limit = Limit::halo_redundancy;
+  }
+  return p;
+}
+
+std::ostream& operator<<(std::ostream& out, Prediction const& p) {
+  auto const ceiling = [&out](char const* separator, char const* name,
+                              double gcells) {
+    out << separator << name << ' ';
+    if (gcells == unbounded) {
+      out << "none";
+    } else {
+      out << gcells;
+    }
+  };
+  out << "predicted " << p.gcells << " GCells/s, bound by "
+      << to_string(p.limit) << " (ceilings in GCells/s:";
+  ceiling(" ", "DRAM", p.dram_gcells);
+  ceiling(", ", "shared", p.shared_gcells);
+  ceiling(", ", "FP", p.fp_gcells);
+  ceiling(", ", "barrier", p.barrier_gcells);
+  return out << "; valid fraction " << p.valid_fraction << ", "
+             << p.shared_accesses << " shared accesses per cell and level)";
+}
+
+}  // namespace stencil::model
