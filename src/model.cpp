@@ -43,12 +43,14 @@ bool blocks_in_time(PolicyKind kind) {
 }
 
 // Shared-memory accesses per cell and level: the store of the new value and
-// a load for every tap the kernel does not hold in registers. The native
-// temporal kernels keep the taps of a thread's own column (2D) or z column
-// (3D) in registers; the single-step sweeps read every tap from the tile.
-int shared_accesses(Stencil const& s, PolicyKind kind) {
-  int const width = 2 * s.radius + 1;
-  switch (kind) {
+// the loads of the taps the kernel does not hold in registers. The native
+// temporal kernels keep a thread's own column in registers (2D: the taps
+// with dx = 0; 3D: the z column, dx = dy = 0) and load the other taps line
+// by line along y, where `rows` adjacent output rows share each line: a
+// line of taps spanning `span` rows costs (span + rows - 1) / rows loads
+// per output cell. The single-step sweeps load every tap.
+double shared_accesses(Stencil const& s, Config const& c) {
+  switch (c.policy) {
     case PolicyKind::naive:
       return 0;
     case PolicyKind::spatial_blocking:
@@ -56,10 +58,29 @@ int shared_accesses(Stencil const& s, PolicyKind kind) {
       return points(s) + 1;
     case PolicyKind::temporal_blocking:
     case PolicyKind::device_tiling:
-      if (s.rank == 1) return 2 * s.radius + 1;
-      return points(s) - width + 1;
+      break;
   }
-  return 0;
+  int const r = s.radius;
+  if (s.rank == 1) return 2 * r + 1;
+  double loads = 0;
+  // Lines along y, one per (dz, dx); 2D grids have dz = 0 only.
+  int const z_reach = s.rank == 3 ? r : 0;
+  for (int dz = -z_reach; dz <= z_reach; ++dz) {
+    for (int dx = -r; dx <= r; ++dx) {
+      int low = 1, high = -1;  // the line's dy span, empty so far
+      for (int dy = -r; dy <= r; ++dy) {
+        int const off_axis = (dz != 0) + (dy != 0) + (dx != 0);
+        bool const tap = s.shape == Shape::box || off_axis <= 1;
+        bool const in_registers = dx == 0 && (s.rank == 2 ? true : dy == 0);
+        if (!tap || in_registers) continue;
+        low = std::min(low, dy);
+        high = std::max(high, dy);
+      }
+      if (high < low) continue;
+      loads += static_cast<double>(high - low + c.rows) / c.rows;
+    }
+  }
+  return loads + 1;
 }
 
 // Valid cells over computed cells: an overlapped tile computes `depth *
@@ -93,6 +114,8 @@ void check(Stencil const& s, Config const& c, std::array<int, 3> const& extents,
   }
   STENCIL_EXPECT(c.depth >= 1, "model: depth is ", c.depth,
                  "; give 1 or more time steps per pass");
+  STENCIL_EXPECT(c.rows >= 1, "model: rows per thread is ", c.rows,
+                 "; give 1 or more");
   STENCIL_EXPECT(blocks_in_time(c.policy) || c.depth == 1,
                  "model: ", policy_name(c.policy),
                  " takes one step per pass, not ", c.depth,
@@ -123,7 +146,7 @@ void check(Stencil const& s, Config const& c, std::array<int, 3> const& extents,
   STENCIL_EXPECT(fp > 0, "model: device '", d.name, "' has no FP",
                  s.value_size * 8, " throughput; give fp", s.value_size * 8,
                  "_gflops > 0");
-  STENCIL_EXPECT(shared_accesses(s, c.policy) == 0 || d.shared_tbs > 0,
+  STENCIL_EXPECT(shared_accesses(s, c) == 0 || d.shared_tbs > 0,
                  "model: ", policy_name(c.policy),
                  " works through shared memory, but device '", d.name,
                  "' has no shared-memory bandwidth; give shared_tbs > 0");
@@ -140,7 +163,7 @@ Prediction ceilings(Stencil const& s, Config const& c,
                     double f) {
   Prediction p;
   p.valid_fraction = f;
-  p.shared_accesses = shared_accesses(s, c.policy);
+  p.shared_accesses = shared_accesses(s, c);
   double const size = s.value_size;
   // Per valid cell and step: the tile (valid cells and halo) is read and the
   // valid cells written once per pass of `depth` steps.
@@ -152,8 +175,9 @@ Prediction ceilings(Stencil const& s, Config const& c,
   p.fp_gcells = fp * f / s.flops;
   p.barrier_gcells = unbounded;
   if (c.policy == PolicyKind::device_tiling) {
-    // One barrier per streamed plane, at which every level has advanced one
-    // plane of the cells resident at once.
+    // Levels lag each other by whole planes (lazy streaming), so one
+    // exchange round per streamed plane serves every level: each advances
+    // one plane of the cells resident at once.
     double const plane = static_cast<double>(extents[1]) * extents[2];
     double const resident =
         static_cast<double>(d.compute_units) * c.tile_x * c.tile_y;

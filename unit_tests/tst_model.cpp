@@ -89,14 +89,41 @@ TEST(Model, NaiveIsBoundByCopyBandwidth) {
 
 TEST(Model, TemporalBlockingCountsItsSharedTraffic) {
   // Deep 2D blocking moves the bottleneck off DRAM: j2d5pt at depth 12 on a
-  // 256-column strip reads 2 neighbours from shared memory and stores 1.
-  auto const p = predict(j2d5pt, {PolicyKind::temporal_blocking, 12, 256},
+  // 256-column strip, 3 rows per thread, loads its 2 horizontal neighbours
+  // from shared memory and stores 1 value per cell.
+  auto const p = predict(j2d5pt, {PolicyKind::temporal_blocking, 12, 256, 0, 3},
                          {8352, 8352, 0}, h200());
   EXPECT_EQ(p.shared_accesses, 3);
   EXPECT_DOUBLE_EQ(p.valid_fraction, (256.0 - 24) / 256);
   EXPECT_EQ(p.limit, Limit::shared_memory);
   EXPECT_GT(p.dram_gcells, p.shared_gcells);
   EXPECT_DOUBLE_EQ(p.gcells, p.shared_gcells);
+  // j2d25pt: 4 off-centre columns of 5 taps; 4 rows per thread load 8
+  // values of each column, 2 per output cell.
+  auto const box =
+      predict(j2d25pt_float, {PolicyKind::temporal_blocking, 4, 384, 0, 4},
+              {8640, 8640, 0}, h200());
+  EXPECT_EQ(box.shared_accesses, 4 * 2 + 1);
+  // j3d7pt: the z taps in registers, the y line (3 values for 1 tap, 4
+  // rows: 6/4) and the two x taps (one load each).
+  auto const dt = predict(j3d7pt, {PolicyKind::device_tiling, 8, 32, 32, 4},
+                          {2560, 288, 384}, h200());
+  EXPECT_DOUBLE_EQ(dt.shared_accesses, 1.5 + 2 + 1);
+  // A single-step sweep loads all of its taps.
+  auto const sweep =
+      predict(j3d7pt, {PolicyKind::streaming_sweep}, {2560, 288, 384}, h200());
+  EXPECT_EQ(sweep.shared_accesses, 7 + 1);
+}
+
+TEST(Model, MoreRowsPerThreadShareMoreLoads) {
+  double previous = 1e9;
+  for (int rows = 1; rows <= 8; ++rows) {
+    auto const p =
+        predict(j3d27pt, {PolicyKind::device_tiling, 4, 32, 32, rows},
+                {2560, 288, 384}, h200());
+    EXPECT_LT(p.shared_accesses, previous) << rows << " rows";
+    previous = p.shared_accesses;
+  }
 }
 
 TEST(Model, FasterDeviceIsNeverSlower) {
@@ -156,12 +183,14 @@ TEST(Model, NamesHaloRedundancyWhenItCostsMost) {
   EXPECT_GT(wide.gcells, narrow.gcells);
 }
 
-TEST(Model, SmallPlanesAreBoundByTheBarrier) {
-  // 8x8 cells per plane cannot hide a microsecond barrier per plane.
-  auto const p = predict(j3d7pt, {PolicyKind::device_tiling, 2, 32, 32},
-                         {4096, 8, 8}, h200());
-  EXPECT_EQ(p.limit, Limit::barrier_latency);
-  EXPECT_DOUBLE_EQ(p.gcells, 64.0 * 2 / (0.98 * 1e3));
+TEST(Model, SmallPlanesAreBoundByTheExchange) {
+  // 8x8 cells per plane cannot hide a microsecond per plane.
+  for (int depth : {1, 2, 6}) {
+    auto const p = predict(j3d7pt, {PolicyKind::device_tiling, depth, 32, 32},
+                           {4096, 8, 8}, h200());
+    EXPECT_EQ(p.limit, Limit::barrier_latency);
+    EXPECT_DOUBLE_EQ(p.gcells, 64.0 * depth / (0.98 * 1e3));
+  }
 }
 
 void expect_refused(Stencil const& s, Config const& c,
@@ -193,6 +222,8 @@ TEST(Model, RefusesWhatItCannotDescribe) {
   expect_refused(j2d5pt, naive, {100, 2, 0}, h200(), "needs at least 3");
   expect_refused(j2d5pt, {PolicyKind::temporal_blocking, 0, 256}, d2, h200(),
                  "give 1 or more");
+  expect_refused(j2d5pt, {PolicyKind::temporal_blocking, 4, 256, 0, 0}, d2,
+                 h200(), "rows per thread is 0");
   expect_refused(j2d5pt, {PolicyKind::naive, 4}, d2, h200(),
                  "Naive takes one step per pass");
   expect_refused(j2d5pt, {PolicyKind::device_tiling, 4, 32, 32}, d2, h200(),

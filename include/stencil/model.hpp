@@ -53,6 +53,10 @@ struct Config {
   int depth = 1;   ///< time steps per pass over the grid
   int tile_x = 0;  ///< cells a block computes across x, halo included
   int tile_y = 0;  ///< and across y (rank-3 tiles)
+  /// Adjacent output rows one thread computes in the native temporal
+  /// kernels (2D: 3 for stars, 4 for boxes; 3D: 4): the rows share the
+  /// neighbour values they load from shared memory.
+  int rows = 1;
 };
 
 /// What bounds a prediction.
@@ -60,7 +64,7 @@ enum class Limit {
   dram,             ///< DRAM bandwidth
   shared_memory,    ///< on-chip memory bandwidth
   fp,               ///< arithmetic throughput
-  barrier_latency,  ///< device-wide barriers between streamed planes
+  barrier_latency,  ///< one rim exchange or barrier per streamed plane
   halo_redundancy,  ///< recomputed halos: without them it would be >= 1.5x
 };
 
@@ -72,9 +76,9 @@ struct Prediction {
   double dram_gcells = 0;
   double shared_gcells = 0;  ///< infinity where nothing goes through it
   double fp_gcells = 0;
-  double barrier_gcells = 0;  ///< infinity without device-wide barriers
-  double valid_fraction = 1;  ///< valid cells / computed cells
-  int shared_accesses = 0;    ///< per cell and level, loads and the store
+  double barrier_gcells = 0;   ///< infinity without device-wide barriers
+  double valid_fraction = 1;   ///< valid cells / computed cells
+  double shared_accesses = 0;  ///< per cell and level, loads and the store
 };
 
 /// Predicts `config` for `stencil` on a grid of `extents` (interior cells,
