@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "machine.hpp"
 
+#include <native_cuda/common/peaks.hpp>  // plain constants: every build
 #include <stencil/config.hpp>
 #if STENCIL_ENABLE_NATIVE_CUDA
 #include <native_cuda/common/grid_barrier.hpp>
@@ -139,32 +140,6 @@ GpuProperties read_gpu() {
   return g;
 }
 
-// FP64 and FP32 FMA lanes per SM, from NVIDIA's architecture whitepapers.
-// Unknown architectures get 0: no FP ceiling rather than a wrong one.
-struct FmaLanes {
-  int compute_capability;  // major * 10 + minor
-  int fp64;
-  int fp32;
-};
-constexpr FmaLanes kFmaLanes[] = {
-    {60, 32, 64},                                // P100
-    {61, 4, 128},   {62, 4, 128},                // consumer Pascal
-    {70, 32, 64},   {72, 32, 64},                // V100, Xavier
-    {75, 2, 64},                                 // Turing
-    {80, 32, 64},                                // A100
-    {86, 2, 128},   {87, 2, 128}, {89, 2, 128},  // consumer Ampere, Ada
-    {90, 64, 128},                               // H100, H200
-    {100, 64, 128},                              // B200
-    {120, 2, 128},                               // consumer Blackwell
-};
-
-FmaLanes fma_lanes_per_sm(int major, int minor) {
-  int const cc = major * 10 + minor;
-  for (FmaLanes const& l : kFmaLanes) {
-    if (l.compute_capability == cc) return l;
-  }
-  return {cc, 0, 0};
-}
 #endif
 
 std::string cpu_model() {
@@ -314,11 +289,13 @@ Ceilings measure_ceilings(bool quick) {
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
     GpuProperties const g = read_gpu();
-    FmaLanes const lanes = fma_lanes_per_sm(g.cc_major, g.cc_minor);
+    auto const lanes =
+        stencil::native_cuda::fma_lanes_per_sm(g.cc_major, g.cc_minor);
     double const clock_hz = g.sm_clock_khz * 1e3;
-    // An FMA is two floating-point operations.
-    c.fp64_gflops = g.sm_count * lanes.fp64 * 2.0 * clock_hz / 1e9;
-    c.fp32_gflops = g.sm_count * lanes.fp32 * 2.0 * clock_hz / 1e9;
+    c.fp64_gflops =
+        stencil::native_cuda::fma_gflops(g.sm_count, lanes.fp64, clock_hz);
+    c.fp32_gflops =
+        stencil::native_cuda::fma_gflops(g.sm_count, lanes.fp32, clock_hz);
     // 32 banks of 4 bytes per SM and clock.
     c.shared_gbs = g.sm_count * 128.0 * clock_hz / 1e9;
 #if STENCIL_ENABLE_NATIVE_CUDA
@@ -333,6 +310,9 @@ Ceilings measure_ceilings(bool quick) {
     c.exchange_us_tagged =
         stencil::native_cuda::device_tiling::tagged_exchange_microseconds(
             256, rounds);
+    // Fresh figures for the model in every run, so that the predictions in
+    // this run's rows rest on this run's device; they replace the cache.
+    c.model_device = stencil::model::recalibrate_cuda_device();
 #endif
   }
 #endif
@@ -365,6 +345,14 @@ Facts ceiling_facts(Ceilings const& c) {
     f.emplace_back("fp64_peak_GFLOP/s", fixed(c.fp64_gflops, 0));
     f.emplace_back("fp32_peak_GFLOP/s", fixed(c.fp32_gflops, 0));
   }
+  if (c.model_device) {
+    stencil::model::Device const& d = *c.model_device;
+    f.emplace_back("model_copy_GB/s", fixed(d.copy_gbs, 1));
+    f.emplace_back("model_shared_TB/s", fixed(d.shared_tbs, 2));
+    f.emplace_back("model_barrier_us", fixed(d.barrier_us, 3));
+    f.emplace_back("model_exchange_us", fixed(d.exchange_us, 3));
+    f.emplace_back("model_device_source", d.source);
+  }
   return f;
 }
 
@@ -395,6 +383,9 @@ std::string ceiling_summary(Ceilings const& c) {
   if (c.fp64_gflops > 0) {
     out << "FP peak: " << fixed(c.fp64_gflops, 0) << " GFLOP/s (FP64), "
         << fixed(c.fp32_gflops, 0) << " GFLOP/s (FP32)\n";
+  }
+  if (c.model_device) {
+    out << "model calibration: " << *c.model_device << "\n";
   }
   return out.str();
 }

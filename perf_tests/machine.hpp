@@ -4,7 +4,10 @@
 // "Measuring").
 #pragma once
 
+#include <stencil/model.hpp>
+
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,6 +45,10 @@ struct Ceilings {
   /// Microseconds per round of device tiling's tagged exchange (publish,
   /// wait for four neighbours; native_cuda/device_tiling/exchange.hpp).
   double exchange_us_tagged = 0;
+  /// stencil::model's calibration of this GPU, run afresh (and cached) by
+  /// measure_ceilings in native CUDA builds: the figures the plans'
+  /// predictions use.
+  std::optional<stencil::model::Device> model_device;
 
   double fp_gflops(std::size_t value_size) const {
     return value_size == sizeof(float) ? fp32_gflops : fp64_gflops;

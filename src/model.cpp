@@ -3,11 +3,23 @@
 #include <stencil/model.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <limits>
 #include <ostream>
+#include <random>
+#include <sstream>
 #include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
 
 namespace stencil::model {
+
+using detail::concat;
+using detail::throw_error;
 
 namespace {
 
@@ -151,10 +163,13 @@ void check(Stencil const& s, Config const& c, std::array<int, 3> const& extents,
                  " works through shared memory, but device '", d.name,
                  "' has no shared-memory bandwidth; give shared_tbs > 0");
   STENCIL_EXPECT(
-      c.policy != PolicyKind::device_tiling || d.barrier_us > 0,
-      "model: DeviceTiling waits at a device-wide barrier per plane, "
+      c.policy != PolicyKind::device_tiling || d.barrier_us > 0 ||
+          d.exchange_us > 0,
+      "model: DeviceTiling waits for its neighbours' rims once per plane, "
       "but device '",
-      d.name, "' has no barrier latency; give barrier_us > 0");
+      d.name,
+      "' has neither an exchange nor a barrier latency; give exchange_us > 0 "
+      "or barrier_us > 0");
 }
 
 // The ceilings at a valid fraction `f`; the lowest is the prediction.
@@ -181,8 +196,8 @@ Prediction ceilings(Stencil const& s, Config const& c,
     double const plane = static_cast<double>(extents[1]) * extents[2];
     double const resident =
         static_cast<double>(d.compute_units) * c.tile_x * c.tile_y;
-    p.barrier_gcells =
-        std::min(plane, resident) * c.depth / (d.barrier_us * 1e3);
+    double const sync_us = d.exchange_us > 0 ? d.exchange_us : d.barrier_us;
+    p.barrier_gcells = std::min(plane, resident) * c.depth / (sync_us * 1e3);
   }
   p.gcells = p.dram_gcells;
   p.limit = Limit::dram;
@@ -246,6 +261,215 @@ std::ostream& operator<<(std::ostream& out, Prediction const& p) {
   ceiling(", ", "barrier", p.barrier_gcells);
   return out << "; valid fraction " << p.valid_fraction << ", "
              << p.shared_accesses << " shared accesses per cell and level)";
+}
+
+namespace {
+
+// Bumped when a field changes meaning or a calibration kernel changes what
+// it measures: older files are then recalibrated, not misread.
+constexpr int cache_format = 1;
+
+std::string trim(std::string const& s) {
+  std::size_t const b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return {};
+  std::size_t const e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+// The fields of a cache file, in the order they are written.
+struct Field {
+  char const* name;
+  bool required;
+  void (*read)(Device&, std::string const&);
+  std::string (*write)(Device const&);
+};
+
+std::string number(double v) {
+  std::ostringstream out;
+  out.precision(std::numeric_limits<double>::max_digits10);
+  out << v;
+  return out.str();
+}
+
+double parse_number(std::string const& text) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (std::exception const&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !(v >= 0) ||
+      v == std::numeric_limits<double>::infinity()) {
+    throw std::invalid_argument("'" + text +
+                                "' is not a finite, non-negative number");
+  }
+  return v;
+}
+
+#define STENCIL_MODEL_NUMBER_FIELD(member, required)                     \
+  Field {                                                                \
+#member, required,                                                     \
+        [](Device& d, std::string const& v) { d.member = parse_number(v); }, \
+        [](Device const& d) { return number(d.member); } \
+  }
+
+std::vector<Field> const& fields() {
+  static std::vector<Field> const all = {
+      {"name", true, [](Device& d, std::string const& v) { d.name = v; },
+       [](Device const& d) { return d.name; }},
+      {"key", false, [](Device& d, std::string const& v) { d.key = v; },
+       [](Device const& d) { return d.key; }},
+      {"compute_units", true,
+       [](Device& d, std::string const& v) {
+         double const n = parse_number(v);
+         if (n < 1 || n != static_cast<int>(n)) {
+           throw std::invalid_argument("'" + v +
+                                       "' is not a whole number >= 1");
+         }
+         d.compute_units = static_cast<int>(n);
+       },
+       [](Device const& d) { return std::to_string(d.compute_units); }},
+      STENCIL_MODEL_NUMBER_FIELD(copy_gbs, true),
+      STENCIL_MODEL_NUMBER_FIELD(shared_tbs, true),
+      STENCIL_MODEL_NUMBER_FIELD(fp32_gflops, true),
+      STENCIL_MODEL_NUMBER_FIELD(fp64_gflops, true),
+      STENCIL_MODEL_NUMBER_FIELD(barrier_us, true),
+      STENCIL_MODEL_NUMBER_FIELD(exchange_us, false),
+      {"source", false, [](Device& d, std::string const& v) { d.source = v; },
+       [](Device const& d) { return d.source; }},
+  };
+  return all;
+}
+
+#undef STENCIL_MODEL_NUMBER_FIELD
+
+}  // namespace
+
+std::filesystem::path cache_directory() {
+  auto const env = [](char const* name) -> std::string {
+    char const* v = std::getenv(name);
+    return v == nullptr ? std::string() : std::string(v);
+  };
+  if (std::string const dir = env("STENCIL_CACHE_DIR"); !dir.empty()) {
+    return dir;
+  }
+  if (std::string const xdg = env("XDG_CACHE_HOME"); !xdg.empty()) {
+    return std::filesystem::path(xdg) / "stencil";
+  }
+  if (std::string const home = env("HOME"); !home.empty()) {
+    return std::filesystem::path(home) / ".cache" / "stencil";
+  }
+  throw_error(
+      "model: no directory to cache device calibrations in: set "
+      "STENCIL_CACHE_DIR (or XDG_CACHE_HOME or HOME) to a writable directory");
+}
+
+void write_device(Device const& device, std::filesystem::path const& file) {
+  for (std::string const& text : {device.name, device.key, device.source}) {
+    STENCIL_EXPECT(text.find('\n') == std::string::npos,
+                   "model: cannot cache '", text,
+                   "': a device's name, key and source are one line each");
+  }
+  std::error_code ec;
+  if (file.has_parent_path()) {
+    std::filesystem::create_directories(file.parent_path(), ec);
+    STENCIL_EXPECT(!ec, "model: cannot create the calibration cache directory ",
+                   file.parent_path(), ": ", ec.message(),
+                   "; set STENCIL_CACHE_DIR to a writable directory");
+  }
+  // Unique per process, so that ranks calibrating at once on one node do
+  // not write into each other's file before the rename.
+  std::filesystem::path const temporary =
+      file.string() + ".tmp-" + std::to_string(std::random_device{}());
+  {
+    std::ofstream out(temporary);
+    STENCIL_EXPECT(out.good(), "model: cannot write the calibration cache ",
+                   temporary, ": ", std::strerror(errno),
+                   "; set STENCIL_CACHE_DIR to a writable directory");
+    out << "# stencil: calibration of one device for stencil::model. Delete "
+           "this file to calibrate again.\n"
+        << "format = " << cache_format << '\n';
+    for (Field const& f : fields())
+      out << f.name << " = " << f.write(device) << '\n';
+    out.flush();
+    if (!out.good()) {
+      out.close();
+      std::filesystem::remove(temporary, ec);
+      throw_error(concat("model: writing the calibration cache ", temporary,
+                         " failed; set STENCIL_CACHE_DIR to a writable "
+                         "directory with free space"));
+    }
+  }
+  std::filesystem::rename(temporary, file, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    throw_error(concat("model: cannot replace the calibration cache ", file,
+                       ": ", ec.message()));
+  }
+}
+
+Device read_device(std::filesystem::path const& file) {
+  std::ifstream in(file);
+  STENCIL_EXPECT(in.good(), "model: cannot read the calibration cache ", file,
+                 ": ", std::strerror(errno));
+  Device d;
+  std::vector<std::string> seen;
+  int format = 0;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    std::string const text = trim(line);
+    if (text.empty() || text.front() == '#') continue;
+    std::size_t const eq = text.find('=');
+    STENCIL_EXPECT(eq != std::string::npos, "model: ", file, " line ", number,
+                   ": '", text, "' is not 'name = value'");
+    std::string const name = trim(text.substr(0, eq));
+    std::string const value = trim(text.substr(eq + 1));
+    if (name == "format") {
+      STENCIL_EXPECT(value == std::to_string(cache_format), "model: ", file,
+                     " line ", number, ": format ", value,
+                     " is not this library's (", cache_format,
+                     "); delete the file to calibrate again");
+      format = cache_format;
+      continue;
+    }
+    auto const f = std::find_if(fields().begin(), fields().end(),
+                                [&](Field const& f) { return name == f.name; });
+    STENCIL_EXPECT(f != fields().end(), "model: ", file, " line ", number,
+                   ": unknown field '", name, "'");
+    STENCIL_EXPECT(std::find(seen.begin(), seen.end(), name) == seen.end(),
+                   "model: ", file, " line ", number, ": '", name,
+                   "' appears twice");
+    try {
+      f->read(d, value);
+    } catch (std::invalid_argument const& e) {
+      throw_error(concat("model: ", file, " line ", number, ": ", name, ": ",
+                         e.what()));
+    }
+    seen.push_back(name);
+  }
+  STENCIL_EXPECT(format == cache_format, "model: ", file,
+                 " has no 'format = ", cache_format,
+                 "' line; it was not written by this library's "
+                 "write_device; delete it to calibrate again");
+  for (Field const& f : fields()) {
+    STENCIL_EXPECT(!f.required || std::find(seen.begin(), seen.end(), f.name) !=
+                                      seen.end(),
+                   "model: ", file, " has no '", f.name,
+                   "'; delete it to calibrate again");
+  }
+  return d;
+}
+
+std::ostream& operator<<(std::ostream& out, Device const& d) {
+  out << d.name << ": " << d.compute_units << " compute units, copy "
+      << d.copy_gbs << " GB/s, shared memory " << d.shared_tbs << " TB/s, FP64 "
+      << d.fp64_gflops << " / FP32 " << d.fp32_gflops << " GFLOP/s, barrier "
+      << d.barrier_us << " us";
+  if (d.exchange_us > 0) out << ", exchange " << d.exchange_us << " us";
+  if (!d.source.empty()) out << " (" << d.source << ")";
+  return out;
 }
 
 }  // namespace stencil::model

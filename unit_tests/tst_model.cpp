@@ -9,7 +9,12 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <optional>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -250,7 +255,156 @@ TEST(Model, RefusesWhatItCannotDescribe) {
   d = h200();
   d.barrier_us = 0;
   expect_refused(j3d7pt, {PolicyKind::device_tiling, 2, 32, 32}, {50, 50, 50},
-                 d, "give barrier_us > 0");
+                 d, "give exchange_us > 0 or barrier_us > 0");
+  d.exchange_us = 0.75;
+  EXPECT_NO_THROW((void)predict(j3d7pt, {PolicyKind::device_tiling, 2, 32, 32},
+                                {50, 50, 50}, d));
+}
+
+TEST(Model, ChargesTheExchangeWhereItIsKnown) {
+  Config const dt{PolicyKind::device_tiling, 8, 32, 32};
+  std::array<int, 3> const small{512, 64, 64};
+  Device d = h200();
+  d.exchange_us = 0.5 * d.barrier_us;
+  double const by_barrier = predict(j3d7pt, dt, small, h200()).barrier_gcells;
+  double const by_exchange = predict(j3d7pt, dt, small, d).barrier_gcells;
+  EXPECT_DOUBLE_EQ(by_exchange, 2 * by_barrier);
+}
+
+// --- the calibration cache ------------------------------------------------
+
+namespace fs = std::filesystem;
+
+// A fresh directory per test, removed afterwards.
+struct CacheDirectory : ::testing::Test {
+  fs::path dir;
+  void SetUp() override {
+    auto const* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir = fs::temp_directory_path() /
+          (std::string("stencil-model-") + info->name() + "-" +
+           std::to_string(std::random_device{}()));
+    fs::remove_all(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  void write_text(fs::path const& file, std::string const& text) {
+    fs::create_directories(file.parent_path());
+    std::ofstream(file) << text;
+  }
+  void expect_unreadable(fs::path const& file, std::string const& fragment) {
+    try {
+      (void)stencil::model::read_device(file);
+      ADD_FAILURE() << "read_device accepted " << file;
+    } catch (stencil::error const& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find(file.string()), std::string::npos)
+          << "the message names the file: " << e.what();
+    }
+  }
+};
+
+TEST_F(CacheDirectory, RoundTripsEveryFigure) {
+  Device d = h200();
+  d.exchange_us = 0.7461234567891;
+  d.copy_gbs = 4253.0 + 1.0 / 3;
+  d.key = "GPU-18603c05-a9b7-355d-18ab-95b90ded7b0b";
+  d.source = "calibrated 2026-11-23T15:40:02Z";
+  fs::path const file = dir / "nested" / "cuda-x.txt";
+  stencil::model::write_device(d, file);
+  Device const back = stencil::model::read_device(file);
+  EXPECT_EQ(back.name, d.name);
+  EXPECT_EQ(back.key, d.key);
+  EXPECT_EQ(back.source, d.source);
+  EXPECT_EQ(back.compute_units, d.compute_units);
+  EXPECT_EQ(back.copy_gbs, d.copy_gbs);
+  EXPECT_EQ(back.shared_tbs, d.shared_tbs);
+  EXPECT_EQ(back.fp32_gflops, d.fp32_gflops);
+  EXPECT_EQ(back.fp64_gflops, d.fp64_gflops);
+  EXPECT_EQ(back.barrier_us, d.barrier_us);
+  EXPECT_EQ(back.exchange_us, d.exchange_us);
+  // Nothing is left beside it.
+  int files = 0;
+  for (auto const& entry : fs::directory_iterator(file.parent_path())) {
+    (void)entry;
+    ++files;
+  }
+  EXPECT_EQ(files, 1);
+  // Written again, it is replaced.
+  d.copy_gbs = 3000;
+  stencil::model::write_device(d, file);
+  EXPECT_EQ(stencil::model::read_device(file).copy_gbs, 3000);
+}
+
+TEST_F(CacheDirectory, RefusesWhatItDidNotWrite) {
+  expect_unreadable(dir / "missing.txt", "cannot read");
+  std::string const good =
+      "format = 1\nname = H200\ncompute_units = 132\ncopy_gbs = 4253\n"
+      "shared_tbs = 30\nfp32_gflops = 66908\nfp64_gflops = 33454\n"
+      "barrier_us = 0.9\n";
+  write_text(dir / "good.txt", "# comment\n\n" + good);
+  EXPECT_EQ(stencil::model::read_device(dir / "good.txt").copy_gbs, 4253);
+  write_text(dir / "no-format.txt", good.substr(good.find('\n') + 1));
+  expect_unreadable(dir / "no-format.txt", "no 'format = 1' line");
+  write_text(dir / "format.txt", "format = 7\n" + good.substr(11));
+  expect_unreadable(dir / "format.txt", "line 1: format 7");
+  write_text(dir / "no-eq.txt", good + "copy_gbs 12\n");
+  expect_unreadable(dir / "no-eq.txt", "line 9: 'copy_gbs 12' is not");
+  write_text(dir / "twice.txt", good + "copy_gbs = 12\n");
+  expect_unreadable(dir / "twice.txt", "'copy_gbs' appears twice");
+  write_text(dir / "unknown.txt", good + "speed = 12\n");
+  expect_unreadable(dir / "unknown.txt", "unknown field 'speed'");
+  write_text(dir / "negative.txt",
+             "format = 1\nname = H200\ncompute_units = 132\n"
+             "copy_gbs = -3\n");
+  expect_unreadable(dir / "negative.txt", "line 4: copy_gbs: '-3' is not");
+  write_text(dir / "fraction.txt", "format = 1\ncompute_units = 1.5\n");
+  expect_unreadable(dir / "fraction.txt", "'1.5' is not a whole number");
+  write_text(dir / "missing-field.txt",
+             good.substr(0, good.find("barrier_us")));
+  expect_unreadable(dir / "missing-field.txt", "has no 'barrier_us'");
+}
+
+TEST_F(CacheDirectory, ComesFromTheEnvironment) {
+  struct Saved {
+    char const* name;
+    std::optional<std::string> value;
+  };
+  std::vector<Saved> saved;
+  for (char const* name : {"STENCIL_CACHE_DIR", "XDG_CACHE_HOME", "HOME"}) {
+    char const* v = std::getenv(name);
+    saved.push_back({name, v ? std::optional<std::string>(v) : std::nullopt});
+  }
+  ::setenv("STENCIL_CACHE_DIR", "/a/stencil-cache", 1);
+  ::setenv("XDG_CACHE_HOME", "/b", 1);
+  ::setenv("HOME", "/c", 1);
+  EXPECT_EQ(stencil::model::cache_directory(), fs::path("/a/stencil-cache"));
+  ::unsetenv("STENCIL_CACHE_DIR");
+  EXPECT_EQ(stencil::model::cache_directory(), fs::path("/b/stencil"));
+  ::unsetenv("XDG_CACHE_HOME");
+  EXPECT_EQ(stencil::model::cache_directory(), fs::path("/c/.cache/stencil"));
+  ::unsetenv("HOME");
+  EXPECT_THROW((void)stencil::model::cache_directory(), stencil::error);
+  for (Saved const& s : saved) {
+    if (s.value) {
+      ::setenv(s.name, s.value->c_str(), 1);
+    } else {
+      ::unsetenv(s.name);
+    }
+  }
+}
+
+TEST_F(CacheDirectory, ReportsAnUnwritableDirectory) {
+  // A regular file where the directory should be.
+  write_text(dir / "file", "x");
+  try {
+    stencil::model::write_device(h200(), dir / "file" / "cuda-x.txt");
+    ADD_FAILURE() << "write_device wrote below a regular file";
+  } catch (stencil::error const& e) {
+    EXPECT_NE(std::string(e.what()).find("STENCIL_CACHE_DIR"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

@@ -8,10 +8,12 @@
 // by. Plain data in, plain data out: no Kokkos, no device.
 #pragma once
 
+#include <stencil/config.hpp>
 #include <stencil/policy.hpp>
 #include <stencil/traits.hpp>
 
 #include <array>
+#include <filesystem>
 #include <iosfwd>
 #include <string>
 
@@ -28,7 +30,53 @@ struct Device {
   double fp32_gflops = 0;  ///< FP32 peak (an FMA counts as 2), GFLOP/s
   double fp64_gflops = 0;  ///< FP64 peak, GFLOP/s
   double barrier_us = 0;   ///< one device-wide barrier, microseconds
+  /// One round of DeviceTiling's rim exchange (publish the tile's rim, wait
+  /// for the four neighbours'), microseconds; 0 = unknown, the model then
+  /// charges a device-wide barrier per plane.
+  double exchange_us = 0;
+  /// Identifies the physical device (a GPU's UUID); names the cache file.
+  std::string key;
+  /// Where the figures come from, e.g. "calibrated 2026-11-23T15:40:02Z".
+  std::string source;
 };
+
+/// The directory calibrations are cached in: $STENCIL_CACHE_DIR if set,
+/// else $XDG_CACHE_HOME/stencil, else $HOME/.cache/stencil. Deleting a file
+/// there (or the directory) makes the next run calibrate again. Throws
+/// stencil::error when none of the three variables is set.
+std::filesystem::path cache_directory();
+
+/// Writes `device` as `key = value` lines to `file`, replacing it
+/// atomically (written beside it, then renamed, so concurrent runs on one
+/// node never read half a file); creates the directory. Throws
+/// stencil::error naming the file when it cannot.
+void write_device(Device const& device, std::filesystem::path const& file);
+
+/// Reads a file written by write_device. Throws stencil::error naming the
+/// file, and the line where there is one, for a missing or unreadable file,
+/// a malformed line, an unknown format version or a missing figure.
+Device read_device(std::filesystem::path const& file);
+
+#if STENCIL_ENABLE_NATIVE_CUDA
+/// The GPU Kokkos::Cuda runs on as the model sees it: read from its file in
+/// cache_directory() (named by the GPU's UUID), or, where there is none or
+/// it is unreadable or from another library version, calibrated now (under
+/// a second of small kernels: a copy, shared-memory reads, a device-wide
+/// barrier and DeviceTiling's exchange) and cached. The first call in a
+/// process does this; later ones return the same object. Device::source
+/// says which happened, and why a cache could not be written (the figures
+/// then serve this process only). Needs Kokkos initialised.
+Device const& cuda_device();
+
+/// Calibrates the GPU now, whatever the cache holds, and writes the cache;
+/// later cuda_device() calls in this process return the new figures.
+Device const& recalibrate_cuda_device();
+
+/// The cache file of the GPU Kokkos::Cuda runs on.
+std::filesystem::path cuda_device_cache_file();
+#endif
+
+std::ostream& operator<<(std::ostream& out, Device const& device);
 
 /// A stencil as the model sees it.
 struct Stencil {
