@@ -268,8 +268,11 @@ stencil_configure_and_build() {
     stencil_die "CMake configure of the stencil tree failed (backend $backend)" \
       "see the messages above; build directory: $bdir"
 
-  stencil_log "building $bdir with $jobs parallel jobs"
-  cmake --build "$bdir" -j "$jobs" ||
+  local targets=()
+  read -r -a targets <<<"${STENCIL_BUILD_TARGETS:-}"
+  [ "${#targets[@]}" = 0 ] || targets=(--target "${targets[@]}")
+  stencil_log "building $bdir with $jobs parallel jobs${STENCIL_BUILD_TARGETS:+ (targets: $STENCIL_BUILD_TARGETS)}"
+  cmake --build "$bdir" -j "$jobs" "${targets[@]}" ||
     stencil_die "build of the stencil tree failed (backend $backend)" \
       "see the compiler messages above; rerun with -j 1 for readable output"
 }

@@ -16,6 +16,7 @@ Usage: scripts/test.sh [--backend openmp|cuda] [--arch ARCH] [--build-only] [-j 
 
 Build directory: build/<backend> (build/cuda-<arch> for a non-default arch).
 Environment: STENCIL_CMAKE_ARGS (extra configure arguments),
+STENCIL_BUILD_TARGETS (build only these targets, e.g. "stencil_perf"),
 STENCIL_VENDORED_DEPS=1 (use GoogleTest/Benchmark from .deps/src),
 STENCIL_NO_APT=1 (do not install Debian packages).
 EOF
