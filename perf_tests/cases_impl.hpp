@@ -214,6 +214,10 @@ void run_case(benchmark::State& state, Case const& c, Policy const& policy,
   state.counters["frac_of_ceiling"] = gcells / bound.gcells;
   state.counters["cells"] = cells;
   state.counters["steps"] = c.steps;
+  if (f->plan.prediction) {
+    state.counters["model_GCells/s"] = f->plan.prediction->gcells;
+    state.counters["measured/model"] = gcells / f->plan.prediction->gcells;
+  }
   state.SetLabel(f->label);
 }
 

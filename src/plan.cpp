@@ -112,6 +112,14 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
         << ", blocks/SM " << p.blocks_per_sm;
   }
   if (!p.device.empty()) out << ", device " << p.device;
+  if (p.prediction) {
+    out << "; model: " << p.prediction->gcells << " GCells/s, bound by "
+        << model::to_string(p.prediction->limit);
+  }
+  if (!p.model_note.empty()) {
+    out << (p.prediction ? " (" : "; model: ") << p.model_note
+        << (p.prediction ? ")" : "");
+  }
   return out << '}';
 }
 

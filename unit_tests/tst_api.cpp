@@ -44,8 +44,8 @@ class Api : public ::testing::Test {
   /// A grid with distinct values everywhere, and its host copy.
   template <int Rank, class Op>
   stencil_test::HostField<double, Rank> seed(Grid<Rank>& g, Op const& op) {
-    auto f = stencil_test::random_field<double, Rank>(g.extents(), g.halo(),
-                                                      op, 1, 99);
+    auto f = stencil_test::random_field<double, Rank>(g.extents(), g.halo(), op,
+                                                      1, 99);
     stencil_test::load(g, f);
     return f;
   }
@@ -79,7 +79,7 @@ TYPED_TEST(Api, FillSetsHaloAndInteriorOfBothBuffers) {
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, view);
     EXPECT_EQ(h(0, 0), -11.0);  // halo corner: interior (-1, -1)
     EXPECT_EQ(h(1, 1), 0.0);
-    EXPECT_EQ(h(4, 5), 34.0);   // halo corner: interior (3, 4)
+    EXPECT_EQ(h(4, 5), 34.0);  // halo corner: interior (3, 4)
   }
 }
 
@@ -149,7 +149,8 @@ TYPED_TEST(Api, PlanDescribesTheRunAndIsReusable) {
                            "backend: portable", "64x80", "depth 1"}) {
     EXPECT_NE(text.str().find(part), std::string::npos) << text.str();
   }
-  auto const automatic = stencil::plan(TypeParam{}, g, J2d5pt{}, stencil::Auto{});
+  auto const automatic =
+      stencil::plan(TypeParam{}, g, J2d5pt{}, stencil::Auto{});
   EXPECT_TRUE(automatic.chosen_by_auto);
   std::ostringstream auto_text;
   auto_text << automatic;
@@ -165,6 +166,61 @@ TYPED_TEST(Api, PlanDescribesTheRunAndIsReusable) {
   EXPECT_TRUE(stencil_test::matches(stencil_test::read_back(g),
                                     stencil_test::read_back(h), init,
                                     stencil::Boundary::fixed, 5));
+}
+
+// The model predicts where its device figures come from the native
+// backend's calibration, and says why not elsewhere.
+TYPED_TEST(Api, PlanCarriesTheModelsPrediction) {
+  typename TestFixture::template Grid<2> g("g", {300, 301});
+  auto const p = stencil::plan(TypeParam{}, g, J2d5pt{}, stencil::Naive{});
+  std::ostringstream text;
+  text << p;
+  if constexpr (stencil::native_available_v<TypeParam>) {
+    ASSERT_TRUE(p.prediction.has_value()) << text.str();
+    EXPECT_GT(p.prediction->gcells, 0);
+    EXPECT_EQ(p.prediction->limit, stencil::model::Limit::dram);
+    EXPECT_NE(text.str().find("; model: "), std::string::npos) << text.str();
+    EXPECT_NE(p.model_note.find("device figures"), std::string::npos)
+        << p.model_note;
+  } else {
+    EXPECT_FALSE(p.prediction.has_value());
+    EXPECT_NE(text.str().find("model: no prediction"), std::string::npos)
+        << text.str();
+  }
+}
+
+// Auto runs native temporal blocking on rank-2 grids with fixed boundaries
+// where the native backend is there, and says what the model predicted;
+// periodic grids, which it refuses, get Naive with the reason.
+TYPED_TEST(Api, AutoSaysWhatItChoseAndWhy) {
+  typename TestFixture::template Grid<2> g("g", {300, 301});
+  auto const fixed = stencil::plan(TypeParam{}, g, J2d5pt{}, stencil::Auto{});
+  EXPECT_TRUE(fixed.chosen_by_auto);
+  typename TestFixture::template Grid<2> wrapped(
+      "wrapped", {300, 301}, {.boundary = stencil::Boundary::periodic});
+  auto const periodic =
+      stencil::plan(TypeParam{}, wrapped, J2d5pt{}, stencil::Auto{});
+  EXPECT_TRUE(periodic.chosen_by_auto);
+  EXPECT_EQ(periodic.policy, stencil::PolicyKind::naive);
+  if constexpr (stencil::native_available_v<TypeParam>) {
+    EXPECT_EQ(fixed.policy, stencil::PolicyKind::temporal_blocking);
+    EXPECT_NE(fixed.reason.find("the model predicts"), std::string::npos)
+        << fixed.reason;
+    EXPECT_NE(periodic.reason.find("cannot run"), std::string::npos)
+        << periodic.reason;
+  } else {
+    EXPECT_EQ(fixed.policy, stencil::PolicyKind::naive);
+  }
+  // Whatever it chose runs and matches Naive.
+  auto const init = this->seed(g, J2d5pt{});
+  typename TestFixture::template Grid<2> h("h", {300, 301});
+  stencil_test::load(h, init);
+  stencil::iterate(TypeParam{}, g, J2d5pt{}, 7, fixed);
+  stencil::iterate(TypeParam{}, h, J2d5pt{}, 7, stencil::Naive{});
+  TypeParam{}.fence();
+  EXPECT_TRUE(stencil_test::matches(stencil_test::read_back(g),
+                                    stencil_test::read_back(h), init,
+                                    stencil::Boundary::fixed, 7));
 }
 
 TYPED_TEST(Api, PlanForAnotherGridIsRefused) {

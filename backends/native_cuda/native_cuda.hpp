@@ -7,6 +7,7 @@
 // they share in common/).
 #pragma once
 
+#include <native_cuda/common/calibration.hpp>
 #include <native_cuda/device_tiling/launch.hpp>
 #include <native_cuda/streaming_sweep/launch.hpp>
 #include <native_cuda/temporal_blocking/launch.hpp>
@@ -14,9 +15,13 @@
 #include <stencil/detail/backend_trait.hpp>
 #include <stencil/detail/plan_data.hpp>
 #include <stencil/grid.hpp>
+#include <stencil/model.hpp>
 #include <stencil/policy.hpp>
 
 #include <Kokkos_Core.hpp>
+
+#include <array>
+#include <string>
 
 namespace stencil {
 
@@ -47,6 +52,22 @@ struct Native<Kokkos::Cuda> {
   template <class T, class Op>
   static void plan_streaming_sweep(Plan& p, StreamingSweep const& policy) {
     native_cuda::streaming_sweep::plan<T, Op>(p, policy.prefetch);
+  }
+
+  /// Adds the model's prediction for `p` on this GPU (calibrated on first
+  /// use, see model::cuda_device), or a note saying why there is none.
+  static void predict(Plan& p, model::Stencil const& stencil) {
+    try {
+      model::Device const& device = model::cuda_device();
+      std::array<int, 3> extents{1, 1, 1};
+      for (int d = 0; d < p.rank; ++d) extents[d] = p.extents[3 - p.rank + d];
+      p.prediction = model::predict(stencil, native_cuda::model_config(p),
+                                    extents, device);
+      p.model_note = "device figures " + device.source;
+    } catch (stencil::error const& e) {
+      p.prediction.reset();
+      p.model_note = std::string("no prediction: ") + e.what();
+    }
   }
 
   /// Runs plan `p`, whose policy must be one of `Kinds`: the kernels of

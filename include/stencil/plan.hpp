@@ -15,7 +15,9 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <iomanip>
 #include <iosfwd>
+#include <sstream>
 #include <string>
 
 namespace stencil {
@@ -37,11 +39,11 @@ Plan describe(std::string space_name, Grid<T, Rank, MemorySpace> const& grid) {
 }
 
 /// The native policies plan(..., Auto{}) may choose for a rank-`Rank` grid;
-/// it must follow the Auto branch of plan() below. iterate() with Auto
+/// it must follow choose_automatically() below. iterate() with Auto
 /// compiles the kernels of these only.
 template <int Rank>
 inline constexpr PolicyKinds auto_native_kinds =
-    Rank == 1 ? kind_bit(PolicyKind::temporal_blocking) : 0u;
+    Rank <= 2 ? kind_bit(PolicyKind::temporal_blocking) : 0u;
 
 /// Scratch bytes one team of the portable SpatialBlocking sweep needs.
 inline std::size_t blocked_scratch_bytes(int rank, int radius, Tile tile,
@@ -52,6 +54,108 @@ inline std::size_t blocked_scratch_bytes(int rank, int radius, Tile tile,
   if (rank >= 2) cells *= halo_y;
   if (rank == 3) cells *= static_cast<std::size_t>(2 * radius + 1);
   return cells * static_cast<std::size_t>(value_size);
+}
+
+/// Adds stencil::model's prediction for plan `p` of functor `Op` on `T`
+/// (or the reason there is none). The model is advisory: a device it
+/// cannot calibrate or a plan it cannot describe leaves a note, never an
+/// error.
+template <class ExecSpace, class T, class Op>
+void add_prediction(Plan& p) {
+  if constexpr (!native_available_v<ExecSpace>) {
+    p.model_note =
+        "no prediction: the model's device figures come from the native "
+        "CUDA backend's calibration, which this space does not have";
+  } else if constexpr (!requires { Op::flops; }) {
+    p.model_note =
+        "no prediction: the functor declares no `static constexpr int "
+        "flops` (floating-point operations per cell update)";
+  } else {
+    Native<ExecSpace>::predict(p, model::Stencil::of<Op, T>());
+  }
+}
+
+inline std::string gcells_text(Plan const& p) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(p.prediction->gcells < 10 ? 2 : 0)
+      << p.prediction->gcells << " GCells/s (" << to_string(p.prediction->limit)
+      << ")";
+  return out.str();
+}
+
+/// Auto: fills `p`, described but without a policy, with the plan the
+/// library runs by default, and says why in p.reason.
+///
+/// Rank 1 and 2 on the native backend: temporal blocking at its plan's
+/// default depth where its plan accepts the grid (fixed boundaries, a
+/// depth that fits), unless the model predicts Naive
+/// faster (it has not for any suite stencil: on an H200 the 1D suite ran
+/// 2.5-3.7x and the 2D suite 1.5-1.9x faster than Naive). The depth is the
+/// plan's measured default, not the model's: its predictions of the
+/// temporal kernels are 0.3-0.8 of the measured rates, not yet close
+/// enough to rank depths. Rank 3 stays on Naive: the model overestimates
+/// device tiling 2-7x and cannot yet rank the 3D native policies, which
+/// beat Naive on some suite stencils and lose on others
+/// (perf_tests/results).
+template <class ExecSpace, class T, class Op>
+void choose_automatically(Plan& p) {
+  p.chosen_by_auto = true;
+  Plan naive = p;
+  naive.policy = PolicyKind::naive;
+  add_prediction<ExecSpace, T, Op>(naive);
+  if constexpr (native_available_v<ExecSpace> &&
+                (auto_native_kinds<Op::rank> &
+                 kind_bit(PolicyKind::temporal_blocking)) != 0) {
+    Plan native = p;
+    std::string refused;
+    try {
+      Native<ExecSpace>::template plan_temporal_blocking<T, Op>(
+          native, TemporalBlocking{});
+    } catch (stencil::error const& e) {
+      refused = e.what();
+    }
+    if (refused.empty()) {
+      add_prediction<ExecSpace, T, Op>(native);
+      bool const both = native.prediction && naive.prediction;
+      if (!both || native.prediction->gcells >= naive.prediction->gcells) {
+        native.chosen_by_auto = true;
+        native.reason =
+            "native temporal blocking keeps a strip on chip for `depth` "
+            "steps, so DRAM traffic drops by the depth (measured on an "
+            "H200: 2.5-3.7x Naive in 1D, 1.5-1.9x in 2D); depth: the "
+            "plan's measured default, capped by shared memory; ";
+        native.reason +=
+            both ? "the model predicts " + gcells_text(native) +
+                       " against Naive's " + gcells_text(naive)
+                 : "no model prediction to compare (" + native.model_note + ")";
+        p = std::move(native);
+        return;
+      }
+      naive.reason = "the model predicts Naive at " + gcells_text(naive) +
+                     ", native temporal blocking at " + gcells_text(native);
+    } else {
+      naive.reason =
+          "one kernel per step; native temporal blocking cannot run this "
+          "grid: " +
+          refused;
+    }
+    naive.chosen_by_auto = true;
+    p = std::move(naive);
+    return;
+  }
+  naive.chosen_by_auto = true;
+  naive.reason =
+      "one kernel per step moves the fewest bytes without temporal "
+      "blocking, and measured fastest among this space's policies for this "
+      "rank and boundary (SpatialBlocking's tile reloads cost more than the "
+      "caches it replaces)";
+  if (native_available_v<ExecSpace> && p.rank == 3) {
+    naive.reason +=
+        "; the native 3D policies (DeviceTiling, TemporalBlocking's SM "
+        "tiling) beat it on some suite stencils and lose on others, and the "
+        "model cannot rank them yet: ask for one explicitly";
+  }
+  p = std::move(naive);
 }
 
 template <class ExecSpace>
@@ -150,41 +254,10 @@ Plan plan(ExecSpace const& space, Grid<T, Rank, MemorySpace> const& grid,
   } else if constexpr (std::is_same_v<Policy, StreamingSweep>) {
     detail::Native<ExecSpace>::template plan_streaming_sweep<T, Op>(p, policy);
   } else {
-    p.chosen_by_auto = true;
-    // Measured on an H200 (perf_tests/results): native temporal blocking
-    // runs the 1D suite 3x faster than Naive and the 2D suite 1.5-1.9x
-    // faster. Auto uses it for rank 1 only for now: in 2D the best depth
-    // differs per stencil and precision, which is the performance model's
-    // job, and every 2D functor planned with Auto would compile twelve more
-    // kernels.
-    if constexpr (native_available_v<ExecSpace> &&
-                  (detail::auto_native_kinds<Rank> &
-                   detail::kind_bit(PolicyKind::temporal_blocking)) != 0) {
-      if (grid.boundary() == Boundary::fixed) {
-        detail::Native<ExecSpace>::template plan_temporal_blocking<T, Op>(
-            p, TemporalBlocking{});
-        p.reason =
-            "native temporal blocking keeps the tile on chip for many steps, "
-            "so DRAM traffic drops by the depth (measured 2.5-3.7x Naive in "
-            "1D); depth: the plan's default, capped by shared memory";
-        return p;
-      }
-    }
-    p.policy = PolicyKind::naive;
-    p.reason =
-        native_available_v<ExecSpace> && Rank == 2 &&
-                grid.boundary() == Boundary::fixed
-            ? "one kernel per step: the fastest portable policy "
-              "(SpatialBlocking's "
-              "tile reloads cost more than the caches it replaces); native "
-              "TemporalBlocking measured 1.5-1.9x faster in 2D, ask for it "
-              "explicitly until Auto chooses depths by the performance model"
-            : "one kernel per step moves the fewest bytes without temporal "
-              "blocking, and measured fastest among this space's policies for "
-              "this rank and boundary (SpatialBlocking's tile reloads cost "
-              "more "
-              "than the caches it replaces)";
+    detail::choose_automatically<ExecSpace, T, Op>(p);
+    return p;
   }
+  detail::add_prediction<ExecSpace, T, Op>(p);
   return p;
 }
 

@@ -3,12 +3,14 @@
 
 #include <stencil/detail/backend_trait.hpp>
 #include <stencil/grid.hpp>
+#include <stencil/model.hpp>
 #include <stencil/policy.hpp>
 #include <stencil/traits.hpp>
 
 #include <array>
 #include <cstddef>
 #include <iosfwd>
+#include <optional>
 #include <string>
 
 namespace stencil {
@@ -17,7 +19,7 @@ namespace stencil {
 /// resolved. Made by `stencil::plan`, printable, and reusable for any grid of
 /// the same extents, value type and boundary on the same execution space.
 struct Plan {
-  std::string execution_space;  ///< Kokkos name of the execution space
+  std::string execution_space;          ///< Kokkos name of the execution space
   Backend backend = Backend::portable;  ///< the backend that runs the plan
   Backend space_backend = Backend::portable;  ///< backend_for<ExecSpace>
   PolicyKind policy = PolicyKind::naive;
@@ -37,8 +39,8 @@ struct Plan {
   /// x + 2*depth*radius), y = output rows per streaming partition.
   /// DeviceTiling: the xy tile of one block, z = the planes it streams.
   Tile tile{1, 1, 1};
-  int depth = 1;      ///< time steps per kernel launch
-  int team_size = 0;  ///< threads per team or block, 0 where none
+  int depth = 1;                  ///< time steps per kernel launch
+  int team_size = 0;              ///< threads per team or block, 0 where none
   std::size_t scratch_bytes = 0;  ///< scratch (shared) memory per team
 
   // Native kernels only (0 otherwise): the compiled kernel's resources and
@@ -55,6 +57,15 @@ struct Plan {
   /// memory (lines or planes ahead of the one computed); 0 = plain loads.
   int prefetch = 0;
   std::string device;  ///< the GPU the plan was made for
+
+  /// stencil::model's prediction for this plan, where it makes one: a
+  /// native CUDA build (the model's device figures come from its
+  /// calibration) and a functor that declares `flops`. Empty otherwise,
+  /// and `model_note` says why.
+  std::optional<model::Prediction> prediction;
+  /// The device figures the prediction used and where they came from, or
+  /// why there is no prediction.
+  std::string model_note;
 };
 
 std::ostream& operator<<(std::ostream& out, Plan const& plan);
