@@ -43,6 +43,7 @@ class Row:
         self.gbs = []
         self.label = ""
         self.error = None
+        self.model = None  # stencil::model's GCells/s, where it predicts
 
     @property
     def median(self):
@@ -131,6 +132,7 @@ def load(path):
         if "GCells/s" not in b:
             continue
         row.label = b.get("label", row.label)
+        row.model = b.get("model_GCells/s", row.model) or row.model
         if b.get("run_type") == "aggregate":
             row.aggregates[b.get("aggregate_name", "")] = b["GCells/s"]
             if b.get("aggregate_name") == "median":
@@ -233,9 +235,14 @@ def markdown(context, rows, source=None):
         "`dram*d` the same times the plan's temporal depth d, `fp64`/`fp32` "
         "the FP peak / FLOPs per cell.",
         "",
+        "`model` is stencil::model's prediction from the run's calibration "
+        "and `meas/model` the median over it (– where the model does not "
+        "predict: host spaces, builds without the native backend).",
+        "",
         "| stencil | precision | policy | size | median GCells/s "
-        "| best GCells/s | ceiling GCells/s | fraction | GB/s | plan |",
-        "|---|---|---|---|--:|--:|--:|--:|--:|---|",
+        "| best GCells/s | ceiling GCells/s | fraction | GB/s | model "
+        "| meas/model | plan |",
+        "|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|---|",
     ]
     for r in rows:
         f = r.label_fields()
@@ -244,7 +251,7 @@ def markdown(context, rows, source=None):
             size += f" ({f['domain']}, {f.get('steps', '?')} steps)"
         if r.error:
             out.append(f"| {r.stencil} | {r.precision} | {r.policy} | {size} "
-                       f"| failed | | | | | {r.error} |")
+                       f"| failed | | | | | | | {r.error} |")
             continue
         gbs = [g for g in r.gbs if g is not None]
         ceiling = fmt(r.ceiling)
@@ -255,8 +262,50 @@ def markdown(context, rows, source=None):
             f"| {fmt(r.median)} | {fmt(r.best)} | {ceiling} "
             f"| {'–' if r.fraction is None else f'{r.fraction:.2f}'} "
             f"| {fmt(statistics.median(gbs)) if gbs else '–'} "
+            f"| {fmt(r.model) if r.model else '–'} "
+            f"| {f'{r.median / r.model:.2f}' if r.model and r.median else '–'} "
             f"| {short_plan(r.plan)} |")
+    out += auto_against_best(rows)
     return "\n".join(out) + "\n"
+
+
+def auto_against_best(rows):
+    """Markdown lines: per stencil, precision and size with an Auto row, the
+    fastest other row (every policy, and every depth or prefetch the run
+    swept) next to what Auto chose."""
+    groups = {}
+    for r in rows:
+        if r.median is not None and not r.error:
+            groups.setdefault((r.stencil, r.precision, r.size), []).append(r)
+    lines = []
+    for (stencil, precision, size), group in groups.items():
+        auto = [r for r in group if r.policy == "Auto"]
+        others = [r for r in group if r.policy != "Auto"]
+        if not auto or not others:
+            continue
+        best = max(others, key=lambda r: r.median)
+        chosen = re.search(r"policy: (\w+)", auto[0].plan)
+        depth = re.search(r"depth (\d+)", auto[0].plan)
+        lines.append(
+            f"| {stencil} | {precision} | {size} "
+            f"| {chosen.group(1) if chosen else '?'}"
+            f"{f', depth {depth.group(1)}' if depth else ''} "
+            f"| {fmt(auto[0].median)} | {best.policy} | {fmt(best.median)} "
+            f"| {auto[0].median / best.median:.2f} | {len(others)} |")
+    if not lines:
+        return []
+    return [
+        "",
+        "## Auto against the best configuration measured",
+        "",
+        "Per stencil, precision and size: what Auto chose and its median, "
+        "and the fastest of the other rows of the run (the policies at "
+        "their plans' defaults and every `--depth`/`--prefetch` swept).",
+        "",
+        "| stencil | precision | size | Auto chose | Auto GCells/s "
+        "| fastest row | its GCells/s | Auto / fastest | rows compared |",
+        "|---|---|---|---|--:|---|--:|--:|--:|",
+    ] + lines
 
 
 def main(argv=None):
