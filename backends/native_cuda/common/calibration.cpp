@@ -59,8 +59,20 @@ __global__ void copy_items(int4 const* __restrict__ in, int4* __restrict__ out,
 }
 
 double copy_gbs(cudaStream_t stream) {
-  // Far beyond any L2: 1 GiB per array.
-  std::size_t const n = (std::size_t{1} << 30) / sizeof(int4);
+  // Far beyond any L2: 1 GiB per array, less where the GPU is nearly full
+  // (an application may calibrate with its grids allocated), but never
+  // below 128 MiB, which no L2 holds either.
+  std::size_t free_bytes = 0, total_bytes = 0;
+  STENCIL_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  std::size_t constexpr smallest = std::size_t{1} << 27;
+  std::size_t const bytes = std::min(
+      std::size_t{1} << 30, free_bytes / 4 / sizeof(int4) * sizeof(int4));
+  STENCIL_EXPECT(
+      bytes >= smallest, "model: calibrating the copy bandwidth needs 2 x ",
+      smallest >> 20, " MiB of free GPU memory, and ", free_bytes >> 20,
+      " MiB are free; make the first plan before allocating the "
+      "grids, or run stencil_calibrate once to fill the cache");
+  std::size_t const n = bytes / sizeof(int4);
   int4* in = nullptr;
   int4* out = nullptr;
   STENCIL_CUDA_CHECK(cudaMalloc(&in, n * sizeof(int4)));
@@ -68,8 +80,8 @@ double copy_gbs(cudaStream_t stream) {
     cudaGetLastError();
     cudaFree(in);
     stencil::detail::throw_error(
-        "model: calibration needs 2 GiB of free GPU memory for its copy "
-        "kernel");
+        "model: calibration could not allocate its second copy array; run "
+        "stencil_calibrate once on an idle GPU to fill the cache");
   }
   int const copies = 3;
   int const threads = 256;
@@ -90,8 +102,8 @@ double copy_gbs(cudaStream_t stream) {
   }
   STENCIL_CUDA_CHECK(cudaFree(in));
   STENCIL_CUDA_CHECK(cudaFree(out));
-  double const bytes = 2.0 * copies * static_cast<double>(n * sizeof(int4));
-  return bytes / (ms * 1e-3) / 1e9;
+  double const moved = 2.0 * copies * static_cast<double>(n * sizeof(int4));
+  return moved / (ms * 1e-3) / 1e9;
 }
 
 constexpr int shared_threads = 1024;
@@ -182,6 +194,9 @@ std::string utc_now() {
 struct Cache {
   std::mutex mutex;
   std::optional<model::Device> device;
+  /// Why calibrating failed, so that later plans in the process say so
+  /// instead of trying again (recalibrate_cuda_device does try again).
+  std::string failure;
 };
 
 Cache& process_cache() {
@@ -297,7 +312,16 @@ Device const& cuda_device() {
   } catch (stencil::error const& e) {
     why = std::string(" (the cache was unusable: ") + e.what() + ")";
   }
-  cache.device = native_cuda::calibrate_and_store(why);
+  if (!cache.failure.empty()) detail::throw_error(cache.failure);
+  try {
+    cache.device = native_cuda::calibrate_and_store(why);
+  } catch (stencil::error const& e) {
+    // throw_error prefixes "stencil: " again; keep the message as it was.
+    std::string const message = e.what();
+    cache.failure =
+        message.rfind("stencil: ", 0) == 0 ? message.substr(9) : message;
+    throw;
+  }
   return *cache.device;
 }
 
@@ -305,6 +329,7 @@ Device const& recalibrate_cuda_device() {
   auto& cache = native_cuda::process_cache();
   std::lock_guard<std::mutex> const lock(cache.mutex);
   cache.device = native_cuda::calibrate_and_store(" on request");
+  cache.failure.clear();
   return *cache.device;
 }
 
