@@ -52,6 +52,22 @@ void allow_dynamic_shared(void (*kernel)(Args...), std::size_t shared_bytes) {
                            static_cast<int>(shared_bytes)));
 }
 
+/// Whether CUDA lets `kernel` have `shared_bytes` of dynamic shared memory
+/// per block. Asked, not computed: on an H200 the staged radius-2 box
+/// kernel at depth 7 (191104 bytes, below the device's 232448 per block)
+/// was refused with cudaErrorInvalidValue, which a plan must report as a
+/// depth that does not fit rather than as a failure. The refusal is not
+/// sticky; it is cleared here.
+template <class... Args>
+bool accepts_dynamic_shared(void (*kernel)(Args...), std::size_t shared_bytes) {
+  cudaError_t const status =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(shared_bytes));
+  if (status == cudaSuccess) return true;
+  (void)cudaGetLastError();
+  return false;
+}
+
 /// Blocks of `kernel` that fit on one multiprocessor at once with
 /// `threads` threads and `shared_bytes` of dynamic shared memory each.
 template <class... Args>

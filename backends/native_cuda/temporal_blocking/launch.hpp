@@ -121,7 +121,9 @@ struct Kernel {
       return depth >= 1 && depth <= max_compiled_depth_2d<T, Op> &&
              4 * depth * Op::radius <= block_width(depth) &&
              shared_bytes(depth, prefetch) <= device.shared_per_block_optin &&
-             !spills(depth, prefetch);
+             !spills(depth, prefetch) &&
+             accepts_dynamic_shared(function(depth, prefetch),
+                                    shared_bytes(depth, prefetch));
     }
   }
   /// Where the plan chooses the depth itself (depth = 0). Rank 2: a
@@ -264,7 +266,8 @@ void plan(Plan& p, int requested_depth, int requested_prefetch) {
       "-byte values (a depth needs its shared memory, staging included, "
       "within the ",
       device.shared_per_block_optin,
-      " bytes per block the device allows, "
+      " bytes per block the device allows and accepted by CUDA for its "
+      "kernel, "
       "at least half of the block's columns valid, a compiled kernel (this "
       "build has depths up to ",
       K::compiled_depth(),
