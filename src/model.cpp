@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <stencil/detail/cache_file.hpp>
 #include <stencil/error.hpp>
 #include <stencil/model.hpp>
 
@@ -9,7 +10,6 @@
 #include <fstream>
 #include <limits>
 #include <ostream>
-#include <random>
 #include <sstream>
 #include <string>
 #include <system_error>
@@ -269,12 +269,7 @@ namespace {
 // it measures: older files are then recalibrated, not misread.
 constexpr int cache_format = 1;
 
-std::string trim(std::string const& s) {
-  std::size_t const b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return {};
-  std::size_t const e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
+std::string trim(std::string const& s) { return detail::trim_blanks(s); }
 
 // The fields of a cache file, in the order they are written.
 struct Field {
@@ -371,43 +366,13 @@ void write_device(Device const& device, std::filesystem::path const& file) {
                    "model: cannot cache '", text,
                    "': a device's name, key and source are one line each");
   }
-  std::error_code ec;
-  if (file.has_parent_path()) {
-    std::filesystem::create_directories(file.parent_path(), ec);
-    STENCIL_EXPECT(!ec, "model: cannot create the calibration cache directory ",
-                   file.parent_path(), ": ", ec.message(),
-                   "; set STENCIL_CACHE_DIR to a writable directory");
-  }
-  // Unique per process, so that ranks calibrating at once on one node do
-  // not write into each other's file before the rename.
-  std::filesystem::path const temporary =
-      file.string() + ".tmp-" + std::to_string(std::random_device{}());
-  {
-    std::ofstream out(temporary);
-    STENCIL_EXPECT(out.good(), "model: cannot write the calibration cache ",
-                   temporary, ": ", std::strerror(errno),
-                   "; set STENCIL_CACHE_DIR to a writable directory");
-    out << "# stencil: calibration of one device for stencil::model. Delete "
-           "this file to calibrate again.\n"
-        << "format = " << cache_format << '\n';
-    for (Field const& f : fields())
-      out << f.name << " = " << f.write(device) << '\n';
-    out.flush();
-    if (!out.good()) {
-      out.close();
-      std::filesystem::remove(temporary, ec);
-      throw_error(concat("model: writing the calibration cache ", temporary,
-                         " failed; set STENCIL_CACHE_DIR to a writable "
-                         "directory with free space"));
-    }
-  }
-  std::filesystem::rename(temporary, file, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(temporary, ignored);
-    throw_error(concat("model: cannot replace the calibration cache ", file,
-                       ": ", ec.message()));
-  }
+  std::ostringstream text;
+  text << "# stencil: calibration of one device for stencil::model. Delete "
+          "this file to calibrate again.\n"
+       << "format = " << cache_format << '\n';
+  for (Field const& f : fields())
+    text << f.name << " = " << f.write(device) << '\n';
+  detail::write_cache_file(file, text.str(), "the model's calibration cache");
 }
 
 Device read_device(std::filesystem::path const& file) {

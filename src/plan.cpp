@@ -48,6 +48,7 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
   }
   out << ", policy: " << to_string(p.policy);
   if (p.chosen_by_auto) out << " (chosen by Auto: " << p.reason << ")";
+  if (!p.tuning.empty()) out << " (tuning: " << p.tuning << ")";
   out << ", grid: rank " << p.rank << ", ";
   for (int d = 3 - p.rank; d < 3; ++d) {
     out << p.extents[d] << (d < 2 ? "x" : "");

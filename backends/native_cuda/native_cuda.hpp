@@ -54,6 +54,11 @@ struct Native<Kokkos::Cuda> {
     native_cuda::streaming_sweep::plan<T, Op>(p, policy.prefetch);
   }
 
+  /// Names this GPU in Auto's tuning cache: its UUID.
+  static std::string device_key() {
+    return model::cuda_device_cache_file().stem().string();
+  }
+
   /// Adds the model's prediction for `p` on this GPU (calibrated on first
   /// use, see model::cuda_device), or a note saying why there is none.
   static void predict(Plan& p, model::Stencil const& stencil) {

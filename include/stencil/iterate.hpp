@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <stencil/detail/portable/layout.hpp>
-#include <stencil/detail/portable/naive.hpp>
-#include <stencil/detail/portable/periodic_halo.hpp>
-#include <stencil/detail/portable/spatial_blocking.hpp>
+#include <stencil/detail/run.hpp>
 #include <stencil/error.hpp>
 #include <stencil/grid.hpp>
 #include <stencil/plan.hpp>
@@ -12,7 +9,6 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <cstdint>
 #include <type_traits>
 
 namespace stencil {
@@ -62,36 +58,6 @@ void check_plan_matches(Plan const& p, Grid<T, Rank, MemorySpace> const& grid) {
       "stencil::plan");
 }
 
-template <class ExecSpace, class T, int Rank, class MemorySpace, class Op>
-void run_portable(ExecSpace const& space, Grid<T, Rank, MemorySpace>& grid,
-                  Op const& op, int steps, Plan const& p) {
-  PaddedLayout const layout = make_layout<Rank>(grid.extents(), grid.halo());
-  std::int64_t const padded_cells =
-      static_cast<std::int64_t>(grid.current().size());
-  for (int step = 0; step < steps; ++step) {
-    T* const in = grid.current().data();
-    T* const out = grid.next().data();
-    if (grid.boundary() == Boundary::periodic) {
-      refresh_periodic_halo<ExecSpace, T, Rank>(space, in, layout);
-    }
-    switch (p.policy) {
-      case PolicyKind::naive:
-        naive_step<ExecSpace, T, Rank>(space, in, out, layout, padded_cells,
-                                       op);
-        break;
-      case PolicyKind::spatial_blocking:
-        blocked_step<ExecSpace, T, Rank>(space, in, out, layout, op, p.tile,
-                                         p.team_size, p.scratch_bytes);
-        break;
-      case PolicyKind::temporal_blocking:
-      case PolicyKind::device_tiling:
-      case PolicyKind::streaming_sweep:
-        break;  // native only; dispatched before run_portable
-    }
-    grid.swap();
-  }
-}
-
 }  // namespace detail
 
 /// Advances `grid` by `steps` time steps of `op` on `space`, as `how` says:
@@ -125,14 +91,8 @@ void iterate(ExecSpace const& space, Grid<T, Rank, MemorySpace>& grid,
     p = plan(space, grid, op, how);
   }
   if (steps == 0) return;
-  constexpr detail::PolicyKinds kinds = detail::native_kinds_for<How, Rank>();
-  if constexpr (native_available_v<ExecSpace> && kinds != 0) {
-    if (p.backend == Backend::native_cuda) {
-      detail::Native<ExecSpace>::template run<kinds>(space, grid, op, steps, p);
-      return;
-    }
-  }
-  detail::run_portable(space, grid, op, steps, p);
+  detail::run_plan<detail::native_kinds_for<How, Rank>()>(space, grid, op,
+                                                          steps, p);
 }
 
 /// iterate() on the default execution space.

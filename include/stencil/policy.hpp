@@ -65,7 +65,18 @@ struct StreamingSweep {
 
 /// Let the library choose the backend, policy and parameters. The choice is
 /// reported by `stencil::plan` (and printed with the plan).
-struct Auto {};
+///
+/// Untimed (the default), Auto decides from measurements made when the
+/// library was tuned and from stencil::model. `tune = true` (or
+/// STENCIL_AUTO_TUNE=1 in the environment) times every plan Auto can run for
+/// the grid on a scratch copy of it (the grid is left as it is; the copy
+/// needs as much memory again) and takes the fastest: under a second on a
+/// GPU, once per device, functor and grid shape, since the winner is cached
+/// in stencil::model::cache_directory()/tuning.txt (delete it to tune
+/// again). The plan lists every time measured.
+struct Auto {
+  bool tune = false;
+};
 
 /// Which policy a plan runs.
 enum class PolicyKind {

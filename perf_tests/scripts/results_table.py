@@ -79,6 +79,10 @@ def short_plan(plan):
     -> 'portable Naive (Auto)', 'portable SpatialBlocking 64x8', ... ."""
     if not plan:
         return ""
+    # Auto's reason and a tuned plan's timings name other plans' depths and
+    # tiles; only the plan's own fields count.
+    plan = re.sub(r" \(chosen by Auto: .*\), grid: ", " (chosen by Auto), grid: ",
+                  plan, count=1)
     backend = re.search(r"backend: (\w+)", plan)
     policy = re.search(r"policy: (\w+)", plan)
     words = [m.group(1) for m in (backend, policy) if m]
@@ -269,42 +273,45 @@ def markdown(context, rows, source=None):
     return "\n".join(out) + "\n"
 
 
+AUTO_POLICIES = ("Auto", "AutoTuned")
+
+
 def auto_against_best(rows):
-    """Markdown lines: per stencil, precision and size with an Auto row, the
-    fastest other row (every policy, and every depth or prefetch the run
-    swept) next to what Auto chose."""
+    """Markdown lines: per stencil, precision and size with an Auto or
+    AutoTuned row, the fastest row of the other policies (every policy, and
+    every depth or prefetch the run swept) next to what Auto chose."""
     groups = {}
     for r in rows:
         if r.median is not None and not r.error:
             groups.setdefault((r.stencil, r.precision, r.size), []).append(r)
     lines = []
     for (stencil, precision, size), group in groups.items():
-        auto = [r for r in group if r.policy == "Auto"]
-        others = [r for r in group if r.policy != "Auto"]
-        if not auto or not others:
+        others = [r for r in group if r.policy not in AUTO_POLICIES]
+        if not others:
             continue
         best = max(others, key=lambda r: r.median)
-        chosen = re.search(r"policy: (\w+)", auto[0].plan)
-        depth = re.search(r"depth (\d+)", auto[0].plan)
-        lines.append(
-            f"| {stencil} | {precision} | {size} "
-            f"| {chosen.group(1) if chosen else '?'}"
-            f"{f', depth {depth.group(1)}' if depth else ''} "
-            f"| {fmt(auto[0].median)} | {best.policy} | {fmt(best.median)} "
-            f"| {auto[0].median / best.median:.2f} | {len(others)} |")
+        for auto in (r for r in group if r.policy in AUTO_POLICIES):
+            lines.append(
+                f"| {stencil} | {precision} | {size} | {auto.policy} "
+                f"| {short_plan(auto.plan)} "
+                f"| {fmt(auto.median)} | {best.policy} | {fmt(best.median)} "
+                f"| {auto.median / best.median:.2f} | {len(others)} |")
     if not lines:
         return []
     return [
         "",
         "## Auto against the best configuration measured",
         "",
-        "Per stencil, precision and size: what Auto chose and its median, "
-        "and the fastest of the other rows of the run (the policies at "
-        "their plans' defaults and every `--depth`/`--prefetch` swept).",
+        "Per stencil, precision and size: what Auto chose (untimed, and "
+        "`AutoTuned` = `Auto{.tune = true}`, which times its candidates on a "
+        "copy of the grid first) and its median, and the fastest of the "
+        "other rows of the run (the policies at their plans' defaults and "
+        "every `--depth`/`--prefetch` swept).",
         "",
-        "| stencil | precision | size | Auto chose | Auto GCells/s "
-        "| fastest row | its GCells/s | Auto / fastest | rows compared |",
-        "|---|---|---|---|--:|---|--:|--:|--:|",
+        "| stencil | precision | size | row | its plan | GCells/s "
+        "| fastest other row | its GCells/s | Auto / fastest "
+        "| rows compared |",
+        "|---|---|---|---|---|--:|---|--:|--:|--:|",
     ] + lines
 
 

@@ -25,6 +25,9 @@ struct Plan {
   PolicyKind policy = PolicyKind::naive;
   bool chosen_by_auto = false;
   std::string reason;  ///< why Auto chose this, or empty
+  /// Auto{.tune = true}: the plans timed and their GCells/s, or the cache
+  /// the choice was read from; empty otherwise.
+  std::string tuning;
 
   int rank = 0;
   int radius = 0;

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <stencil/detail/cache_file.hpp>
+#include <stencil/detail/tuning.hpp>
+#include <stencil/detail/tuning_cache.hpp>
+#include <stencil/error.hpp>
+#include <stencil/model.hpp>
+#include <stencil/plan.hpp>
+
+#include <array>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+namespace stencil::detail {
+
+namespace {
+
+// Bumped when an entry's key or value changes meaning: older files are
+// then refused with a message to delete them, never misread.
+constexpr int tuning_format = 1;
+
+constexpr std::array<PolicyKind, 5> all_policies{
+    PolicyKind::naive, PolicyKind::spatial_blocking,
+    PolicyKind::temporal_blocking, PolicyKind::device_tiling,
+    PolicyKind::streaming_sweep};
+
+std::string value_text(TunedChoice const& c) {
+  std::ostringstream out;
+  out << to_string(c.policy) << " depth " << c.depth << " prefetch "
+      << c.prefetch << " tile " << c.tile.x << ' ' << c.tile.y << ' '
+      << c.tile.z << " measured " << std::setprecision(6) << c.gcells
+      << " GCells/s";
+  return out.str();
+}
+
+std::optional<TunedChoice> parse_value(std::string const& text) {
+  std::istringstream in(text);
+  TunedChoice c;
+  std::string name, depth, prefetch, tile, measured, unit, rest;
+  in >> name >> depth >> c.depth >> prefetch >> c.prefetch >> tile >>
+      c.tile.x >> c.tile.y >> c.tile.z >> measured >> c.gcells >> unit;
+  if (!in || depth != "depth" || prefetch != "prefetch" || tile != "tile" ||
+      measured != "measured" || unit != "GCells/s" || (in >> rest)) {
+    return std::nullopt;
+  }
+  for (PolicyKind kind : all_policies) {
+    if (to_string(kind) == name) {
+      c.policy = kind;
+      return c;
+    }
+  }
+  return std::nullopt;
+}
+
+// The entries of a tuning cache in file order, keyed; throws for a file
+// this library did not write.
+std::map<std::string, std::string> read_entries(
+    std::filesystem::path const& file) {
+  std::map<std::string, std::string> entries;
+  std::ifstream in(file);
+  STENCIL_EXPECT(in.good(), "Auto's tuning cache ", file,
+                 " cannot be read: ", std::strerror(errno));
+  bool format_seen = false;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    std::string const text = trim_blanks(line);
+    if (text.empty() || text.front() == '#') continue;
+    std::size_t const eq = text.rfind('=');
+    STENCIL_EXPECT(eq != std::string::npos, "Auto's tuning cache ", file,
+                   " line ", number, ": '", text,
+                   "' is not 'key = value'; delete the file to tune again");
+    std::string const key = trim_blanks(text.substr(0, eq));
+    std::string const value = trim_blanks(text.substr(eq + 1));
+    if (key == "format") {
+      STENCIL_EXPECT(value == std::to_string(tuning_format),
+                     "Auto's tuning cache ", file, " line ", number,
+                     ": format ", value, " is not this library's (",
+                     tuning_format, "); delete the file to tune again");
+      format_seen = true;
+      continue;
+    }
+    STENCIL_EXPECT(format_seen, "Auto's tuning cache ", file, " line ", number,
+                   ": an entry before the 'format = ", tuning_format,
+                   "' line; the file was not written by this library; "
+                   "delete it to tune again");
+    STENCIL_EXPECT(parse_value(value).has_value(), "Auto's tuning cache ", file,
+                   " line ", number, ": '", value,
+                   "' is not '<policy> depth D prefetch P tile X Y Z "
+                   "measured G GCells/s'; delete the file to tune again");
+    entries[key] = value;
+  }
+  return entries;
+}
+
+}  // namespace
+
+bool tuning_requested(Auto const& policy) {
+  char const* const env = std::getenv("STENCIL_AUTO_TUNE");
+  if (env == nullptr || *env == '\0') return policy.tune;
+  std::string const value = env;
+  STENCIL_EXPECT(value == "0" || value == "1", "STENCIL_AUTO_TUNE is '", value,
+                 "'; it must be 1 (Auto times its candidate plans), 0 or "
+                 "unset (Auto{.tune} decides)");
+  return value == "1" || policy.tune;
+}
+
+std::filesystem::path tuning_cache_file() {
+  return model::cache_directory() / "tuning.txt";
+}
+
+std::string tuning_key(std::string const& device, std::string const& functor,
+                       Plan const& described) {
+  std::ostringstream key;
+  key << device << " | " << described.execution_space << " | " << functor
+      << " | rank " << described.rank << " | ";
+  for (int d = 3 - described.rank; d < 3; ++d) {
+    key << described.extents[d] << (d < 2 ? "x" : "");
+  }
+  key << " | halo " << described.halo << " | " << to_string(described.boundary)
+      << " | " << described.value_size << "-byte values";
+  return key.str();
+}
+
+std::optional<TunedChoice> read_tuned_choice(std::filesystem::path const& file,
+                                             std::string const& key) {
+  if (!std::filesystem::exists(file)) return std::nullopt;
+  auto const entries = read_entries(file);
+  auto const found = entries.find(key);
+  if (found == entries.end()) return std::nullopt;
+  return parse_value(found->second);
+}
+
+void write_tuned_choice(std::filesystem::path const& file,
+                        std::string const& key, TunedChoice const& choice) {
+  STENCIL_EXPECT(key.find_first_of("=\n") == std::string::npos,
+                 "Auto's tuning cache cannot hold the key '", key,
+                 "': it contains '=' or a line break");
+  std::map<std::string, std::string> entries;
+  if (std::filesystem::exists(file)) entries = read_entries(file);
+  entries[key] = value_text(choice);
+  std::ostringstream text;
+  text << "# stencil: the plans Auto{.tune = true} timed fastest, one line "
+          "per device, space, functor and grid. Delete this file to tune "
+          "again.\n"
+       << "format = " << tuning_format << '\n';
+  for (auto const& [k, v] : entries) text << k << " = " << v << '\n';
+  write_cache_file(file, text.str(), "Auto's tuning cache");
+}
+
+}  // namespace stencil::detail
