@@ -192,6 +192,35 @@ TYPED_TEST(Tuning, IterateWithTunedAutoMatchesNaiveIn3D) {
   }
 }
 
+TYPED_TEST(Tuning, PeriodicGridsGetAPlanThatWrapsAround) {
+  // Native temporal blocking refuses periodic grids, so the tuned plan is
+  // one that wraps: it must match Naive, which refreshes the halo.
+  std::array<int, 2> const extents{45, 38};
+  stencil::GridOptions const wrap{.halo = 1,
+                                  .boundary = stencil::Boundary::periodic};
+  typename TestFixture::template Grid<2> g("g", extents, wrap),
+      h("h", extents, wrap);
+  auto const init = stencil_test::random_field<double, 2>(g.extents(), g.halo(),
+                                                          J2d5pt{}, 1, 5);
+  stencil_test::load(g, init);
+  stencil_test::load(h, init);
+  auto const tuned =
+      stencil::plan(TypeParam{}, g, J2d5pt{}, stencil::Auto{.tune = true});
+  EXPECT_EQ(tuned.reason.rfind("tuned: fastest of ", 0), 0u) << tuned.reason;
+  EXPECT_NE(tuned.policy, stencil::PolicyKind::temporal_blocking);
+  if constexpr (stencil::native_available_v<TypeParam>) {
+    EXPECT_NE(tuned.tuning.find("did not fit"), std::string::npos)
+        << "the refused temporal plans are counted: " << tuned.tuning;
+  }
+  stencil::iterate(TypeParam{}, g, J2d5pt{}, 6, tuned);
+  stencil::iterate(TypeParam{}, h, J2d5pt{}, 6, stencil::Naive{});
+  TypeParam{}.fence();
+  EXPECT_TRUE(stencil_test::matches(stencil_test::read_back(g),
+                                    stencil_test::read_back(h), init,
+                                    stencil::Boundary::periodic, 6))
+      << tuned;
+}
+
 TYPED_TEST(Tuning, ACachedPlanThatNoLongerRunsIsTunedAgain) {
   typename TestFixture::template Grid<2> g("g", {64, 70});
   auto const tuned =
