@@ -13,6 +13,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <filesystem>
 #include <limits>
@@ -136,10 +137,11 @@ std::vector<TunedChoice> first_round_choices(bool native) {
 }
 
 /// GCells/s of plan `c` on `scratch`, a grid shaped like `grid`: whole
-/// launches in chunks of at most 64 steps, each from `grid`'s values (as
-/// perf_tests does: the suite's stencils decay into denormals, or grow
-/// into infinities, over longer runs, and would time their slow paths),
-/// until `seconds` are timed; the faster of two such measurements.
+/// launches in chunks of at most 64 steps (at least one launch), each
+/// started from `grid`'s values, until `seconds` are timed; the faster of
+/// two such measurements. The refills are what perf_tests does: the
+/// suite's stencils decay into denormals, or grow into infinities, over
+/// longer runs, and would time their slow paths.
 template <class ExecSpace, class T, int Rank, class MemorySpace, class Op>
 double time_candidate(ExecSpace const& space,
                       Grid<T, Rank, MemorySpace> const& grid,
@@ -152,11 +154,23 @@ double time_candidate(ExecSpace const& space,
     space.fence("stencil::Auto::tune::reset");
   };
   int const launch = std::max(1, c.depth);
-  int const chunk = launch * std::max(1, 64 / launch);
   // Untimed: the first launch loads the kernel and maps pages.
   reset();
   run_plan<kinds>(space, scratch, op, launch, c);
   space.fence("stencil::Auto::tune::warm-up");
+  // The second sizes the chunks: as many launches as `seconds` needs, at
+  // most 64 steps, at least one launch (a large grid on a host space, where
+  // 64 steps of one candidate would take a minute, is timed a launch at a
+  // time).
+  reset();
+  Kokkos::Timer sizing;
+  run_plan<kinds>(space, scratch, op, launch, c);
+  space.fence("stencil::Auto::tune::sizing");
+  double const per_launch = std::max(sizing.seconds(), 1e-9);
+  int const most = std::max(1, 64 / launch);
+  int const launches = static_cast<int>(
+      std::min<double>(most, std::max(1.0, std::ceil(seconds / per_launch))));
+  int const chunk = launch * launches;
   double best = std::numeric_limits<double>::infinity();
   long best_steps = 0;
   for (int measurement = 0; measurement < 2; ++measurement) {
