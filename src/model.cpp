@@ -269,8 +269,6 @@ namespace {
 // it measures: older files are then recalibrated, not misread.
 constexpr int cache_format = 1;
 
-std::string trim(std::string const& s) { return detail::trim_blanks(s); }
-
 // The fields of a cache file, in the order they are written.
 struct Field {
   char const* name;
@@ -384,13 +382,13 @@ Device read_device(std::filesystem::path const& file) {
   int format = 0;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
-    std::string const text = trim(line);
+    std::string const text = detail::trim_blanks(line);
     if (text.empty() || text.front() == '#') continue;
     std::size_t const eq = text.find('=');
     STENCIL_EXPECT(eq != std::string::npos, "model: ", file, " line ", number,
                    ": '", text, "' is not 'name = value'");
-    std::string const name = trim(text.substr(0, eq));
-    std::string const value = trim(text.substr(eq + 1));
+    std::string const name = detail::trim_blanks(text.substr(0, eq));
+    std::string const value = detail::trim_blanks(text.substr(eq + 1));
     if (name == "format") {
       STENCIL_EXPECT(value == std::to_string(cache_format), "model: ", file,
                      " line ", number, ": format ", value,

@@ -196,7 +196,7 @@ struct Cache {
   std::optional<model::Device> device;
   /// Why calibrating failed, so that later plans in the process say so
   /// instead of trying again (recalibrate_cuda_device does try again).
-  std::string failure;
+  std::optional<stencil::error> failure;
 };
 
 Cache& process_cache() {
@@ -312,14 +312,13 @@ Device const& cuda_device() {
   } catch (stencil::error const& e) {
     why = std::string(" (the cache was unusable: ") + e.what() + ")";
   }
-  if (!cache.failure.empty()) detail::throw_error(cache.failure);
+  // The file is read first even after a failure: another process (say
+  // stencil_calibrate, which the error suggests) may have filled it since.
+  if (cache.failure) throw *cache.failure;
   try {
     cache.device = native_cuda::calibrate_and_store(why);
   } catch (stencil::error const& e) {
-    // throw_error prefixes "stencil: " again; keep the message as it was.
-    std::string const message = e.what();
-    cache.failure =
-        message.rfind("stencil: ", 0) == 0 ? message.substr(9) : message;
+    cache.failure = e;
     throw;
   }
   return *cache.device;
@@ -329,7 +328,7 @@ Device const& recalibrate_cuda_device() {
   auto& cache = native_cuda::process_cache();
   std::lock_guard<std::mutex> const lock(cache.mutex);
   cache.device = native_cuda::calibrate_and_store(" on request");
-  cache.failure.clear();
+  cache.failure.reset();
   return *cache.device;
 }
 
