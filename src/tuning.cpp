@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <stencil/detail/cache_file.hpp>
-#include <stencil/detail/tuning.hpp>
 #include <stencil/detail/tuning_cache.hpp>
 #include <stencil/error.hpp>
 #include <stencil/model.hpp>
-#include <stencil/plan.hpp>
 
 #include <array>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <map>
+#include <mutex>
 #include <sstream>
+#include <system_error>
 
 namespace stencil::detail {
 
@@ -56,11 +57,12 @@ std::optional<TunedChoice> parse_value(std::string const& text) {
   return std::nullopt;
 }
 
-// The entries of a tuning cache in file order, keyed; throws for a file
-// this library did not write.
-std::map<std::string, std::string> read_entries(
-    std::filesystem::path const& file) {
-  std::map<std::string, std::string> entries;
+using Entries = std::map<std::string, TunedChoice>;
+
+// The entries of a tuning cache by key; throws for a file this library did
+// not write.
+Entries read_entries(std::filesystem::path const& file) {
+  Entries entries;
   std::ifstream in(file);
   STENCIL_EXPECT(in.good(), "Auto's tuning cache ", file,
                  " cannot be read: ", std::strerror(errno));
@@ -87,12 +89,41 @@ std::map<std::string, std::string> read_entries(
                    ": an entry before the 'format = ", tuning_format,
                    "' line; the file was not written by this library; "
                    "delete it to tune again");
-    STENCIL_EXPECT(parse_value(value).has_value(), "Auto's tuning cache ", file,
-                   " line ", number, ": '", value,
+    std::optional<TunedChoice> const choice = parse_value(value);
+    STENCIL_EXPECT(choice.has_value(), "Auto's tuning cache ", file, " line ",
+                   number, ": '", value,
                    "' is not '<policy> depth D prefetch P tile X Y Z "
                    "measured G GCells/s'; delete the file to tune again");
-    entries[key] = value;
+    entries[key] = *choice;
   }
+  return entries;
+}
+
+// The last file read, kept while its size and modification time stay the
+// same: an application that plans in a loop (iterate with
+// Auto{.tune = true} every few steps) would otherwise read and parse the
+// whole file every time. Returns the entries (empty for a missing file).
+Entries current_entries(std::filesystem::path const& file) {
+  struct Parsed {
+    std::filesystem::path file;
+    std::filesystem::file_time_type time;
+    std::uintmax_t size;
+    Entries entries;
+  };
+  static std::mutex mutex;
+  static std::optional<Parsed> last;
+  std::error_code time_error, size_error;
+  auto const time = std::filesystem::last_write_time(file, time_error);
+  auto const size = std::filesystem::file_size(file, size_error);
+  if (time_error && !std::filesystem::exists(file)) return {};
+  std::lock_guard<std::mutex> const lock(mutex);
+  bool const known = !time_error && !size_error;
+  if (known && last && last->file == file && last->time == time &&
+      last->size == size) {
+    return last->entries;
+  }
+  Entries entries = read_entries(file);
+  if (known) last = Parsed{file, time, size, entries};
   return entries;
 }
 
@@ -127,11 +158,10 @@ std::string tuning_key(std::string const& device, std::string const& functor,
 
 std::optional<TunedChoice> read_tuned_choice(std::filesystem::path const& file,
                                              std::string const& key) {
-  if (!std::filesystem::exists(file)) return std::nullopt;
-  auto const entries = read_entries(file);
+  Entries const entries = current_entries(file);
   auto const found = entries.find(key);
   if (found == entries.end()) return std::nullopt;
-  return parse_value(found->second);
+  return found->second;
 }
 
 void write_tuned_choice(std::filesystem::path const& file,
@@ -139,15 +169,16 @@ void write_tuned_choice(std::filesystem::path const& file,
   STENCIL_EXPECT(key.find_first_of("=\n") == std::string::npos,
                  "Auto's tuning cache cannot hold the key '", key,
                  "': it contains '=' or a line break");
-  std::map<std::string, std::string> entries;
-  if (std::filesystem::exists(file)) entries = read_entries(file);
-  entries[key] = value_text(choice);
+  Entries entries = current_entries(file);
+  entries[key] = choice;
   std::ostringstream text;
   text << "# stencil: the plans Auto{.tune = true} timed fastest, one line "
           "per device, space, functor and grid. Delete this file to tune "
           "again.\n"
        << "format = " << tuning_format << '\n';
-  for (auto const& [k, v] : entries) text << k << " = " << v << '\n';
+  for (auto const& [k, v] : entries) {
+    text << k << " = " << value_text(v) << '\n';
+  }
   write_cache_file(file, text.str(), "Auto's tuning cache");
 }
 

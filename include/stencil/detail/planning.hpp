@@ -155,7 +155,8 @@ void choose_automatically(Plan& p) {
     naive.reason +=
         "; the native 3D policies (DeviceTiling, TemporalBlocking's SM "
         "tiling) beat it on some suite stencils and lose on others, and the "
-        "model cannot rank them yet: ask for one explicitly";
+        "model cannot rank them yet: ask for one explicitly, or time the "
+        "single-step sweep against Naive with Auto{.tune = true}";
   }
   p = std::move(naive);
 }

@@ -25,11 +25,6 @@
 
 namespace stencil::detail {
 
-/// Whether Auto times its candidates: `policy.tune`, or STENCIL_AUTO_TUNE=1
-/// in the environment (0 or unset: as the policy says; anything else is an
-/// error).
-bool tuning_requested(Auto const& policy);
-
 /// Names the device a tuning is valid for: a GPU's UUID where the native
 /// backend can read it, else the space and its concurrency (the host's
 /// thread count), which is what changes the host spaces' rates.
@@ -171,8 +166,7 @@ double time_candidate(ExecSpace const& space,
   int const launches = static_cast<int>(
       std::min<double>(most, std::max(1.0, std::ceil(seconds / per_launch))));
   int const chunk = launch * launches;
-  double best = std::numeric_limits<double>::infinity();
-  long best_steps = 0;
+  double fastest_step = std::numeric_limits<double>::infinity();
   for (int measurement = 0; measurement < 2; ++measurement) {
     double timed = 0;
     long steps = 0;
@@ -184,14 +178,9 @@ double time_candidate(ExecSpace const& space,
       timed += timer.seconds();
       steps += chunk;
     }
-    if (timed / static_cast<double>(steps) <
-        best / static_cast<double>(std::max(1L, best_steps))) {
-      best = timed;
-      best_steps = steps;
-    }
+    fastest_step = std::min(fastest_step, timed / static_cast<double>(steps));
   }
-  return static_cast<double>(grid.interior_cells()) *
-         static_cast<double>(best_steps) / best * 1e-9;
+  return static_cast<double>(grid.interior_cells()) / fastest_step * 1e-9;
 }
 
 /// Auto{.tune = true}: replaces `p`, Auto's untimed choice, by the fastest
@@ -280,25 +269,23 @@ void tune(ExecSpace const& space, Grid<T, Rank, MemorySpace> const& grid,
         time_candidate(space, grid, *scratch, op, c, seconds_per_candidate);
     timed.push_back({std::move(c), gcells});
   };
-  auto const fastest = [&] {
-    return std::max_element(
-        timed.begin(), timed.end(),
-        [](Timed const& a, Timed const& b) { return a.gcells < b.gcells; });
+  auto const by_rate = [](Timed const& a, Timed const& b) {
+    return a.gcells > b.gcells;
   };
   for (TunedChoice const& choice : first_round_choices<Rank>(native)) {
     try_choice(choice);
   }
   STENCIL_EXPECT(!timed.empty(),
                  "Auto{.tune = true}: no candidate plan runs this grid");
-  Plan const leader = fastest()->plan;
+  Plan const leader =
+      std::min_element(timed.begin(), timed.end(), by_rate)->plan;
   if (leader.policy == PolicyKind::temporal_blocking && leader.rank >= 2) {
     for (int prefetch = 0; prefetch <= 2; ++prefetch) {
       try_choice(
           {PolicyKind::temporal_blocking, leader.depth, prefetch, Tile{}, 0.0});
     }
   }
-  std::sort(timed.begin(), timed.end(),
-            [](Timed const& a, Timed const& b) { return a.gcells > b.gcells; });
+  std::sort(timed.begin(), timed.end(), by_rate);
   Timed const& winner = timed.front();
 
   std::ostringstream tuning;

@@ -20,6 +20,11 @@ struct TunedChoice {
   double gcells = 0;  ///< measured while tuning
 };
 
+/// Whether Auto times its candidates: `policy.tune`, or STENCIL_AUTO_TUNE=1
+/// in the environment (0 or unset: as the policy says; anything else is an
+/// error).
+bool tuning_requested(Auto const& policy);
+
 /// cache_directory()/tuning.txt: one `key = value` line per tuned grid.
 std::filesystem::path tuning_cache_file();
 
@@ -31,7 +36,8 @@ std::string tuning_key(std::string const& device, std::string const& functor,
 
 /// The cached choice for `key`, or none where the file or the key is
 /// missing. Throws stencil::error naming the file and line for a file this
-/// library did not write (or wrote in another format).
+/// library did not write (or wrote in another format). The file is parsed
+/// again only when its size or modification time changes.
 std::optional<TunedChoice> read_tuned_choice(std::filesystem::path const& file,
                                              std::string const& key);
 
