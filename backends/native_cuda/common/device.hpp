@@ -52,14 +52,19 @@ void allow_dynamic_shared(void (*kernel)(Args...), std::size_t shared_bytes) {
                            static_cast<int>(shared_bytes)));
 }
 
-/// Whether CUDA lets `kernel` have `shared_bytes` of dynamic shared memory
-/// per block. Asked, not computed: on an H200 the staged radius-2 box
-/// kernel at depth 7 (191104 bytes, below the device's 232448 per block)
-/// was refused with cudaErrorInvalidValue, which a plan must report as a
-/// depth that does not fit rather than as a failure. The refusal is not
-/// sticky; it is cleared here.
+/// Whether `kernel` can have `shared_bytes` of dynamic shared memory per
+/// block on `device`: within the device's opt-in limit and accepted by CUDA
+/// for this kernel. Every native family's plan checks its configurations
+/// with this, so that a refusal becomes "does not fit" (with the largest
+/// that does) instead of a CUDA error when the plan prepares the kernel.
+/// CUDA is asked, not only the limit compared: once, on an H200, the staged
+/// radius-2 box kernel at depth 7 (191104 bytes, below the 232448 allowed)
+/// was refused with cudaErrorInvalidValue (a second H200 accepted it; the
+/// cause is not known). The refusal is not sticky; it is cleared here.
 template <class... Args>
-bool accepts_dynamic_shared(void (*kernel)(Args...), std::size_t shared_bytes) {
+bool shared_memory_fits(void (*kernel)(Args...), std::size_t shared_bytes,
+                        DeviceLimits const& device) {
+  if (shared_bytes > device.shared_per_block_optin) return false;
   cudaError_t const status =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                            static_cast<int>(shared_bytes));

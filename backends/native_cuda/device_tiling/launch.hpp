@@ -71,8 +71,9 @@ struct Kernel {
   }
   static bool fits(int depth, int prefetch, DeviceLimits const& device) {
     return depth >= 1 && depth <= max_compiled_depth<T, Op> &&
-           shared(depth, prefetch) <= device.shared_per_block_optin &&
-           !spills(depth, prefetch);
+           !spills(depth, prefetch) &&
+           shared_memory_fits(function(depth, prefetch),
+                              shared(depth, prefetch), device);
   }
   static int max_depth(DeviceLimits const& device, int prefetch) {
     for (int depth = max_compiled_depth<T, Op>; depth >= 1; --depth) {
@@ -219,7 +220,8 @@ void plan(Plan& p, int requested_depth, int requested_prefetch) {
       " bytes of shared memory per block, the prefetch ",
       staging_bytes<T, Op::radius>(prefetch), ", within the ",
       device.shared_per_block_optin,
-      " bytes the device allows; this build has depths up to ",
+      " bytes the device allows and CUDA accepts for the kernel, without "
+      "register spills; this build has depths up to ",
       max_compiled_depth<T, Op>,
       "); the largest depth that fits at this prefetch is ", max_depth,
       " (all that fit: ",
@@ -448,7 +450,8 @@ void plan_isolated(Plan& p, int requested_depth, int requested_prefetch) {
       " bytes of shared memory per block, the prefetch ",
       staging_bytes<T, Op::radius>(prefetch), ", within the ",
       device.shared_per_block_optin,
-      " bytes the device allows; this build has depths up to ",
+      " bytes the device allows and CUDA accepts for the kernel, without "
+      "register spills; this build has depths up to ",
       max_compiled_depth<T, Op>,
       "); the largest depth that fits at this prefetch is ", max_depth,
       " (all that fit: ",

@@ -49,7 +49,7 @@ struct Kernel {
   /// Whether `stages` fits in one block's shared memory on `device`.
   static bool fits(int stages, DeviceLimits const& device) {
     return stages >= 0 && stages <= max_prefetch_stages &&
-           shared_bytes(stages) <= device.shared_per_block_optin;
+           shared_memory_fits(function(stages), shared_bytes(stages), device);
   }
 };
 
@@ -118,6 +118,7 @@ void plan(Plan& p, int requested_prefetch) {
         " and ", sizeof(T), "-byte values needs ", K::shared_bytes(asked),
         " bytes of shared memory per block; ", device.name, " allows ",
         device.shared_per_block_optin,
+        " (and CUDA must accept it for the kernel)",
         largest >= 0 ? stencil::detail::concat(
                            "; the largest prefetch that fits is ", largest)
                      : std::string("; not even prefetch 0 fits")));

@@ -100,7 +100,7 @@ struct Kernel {
     if constexpr (rank == 1) {
       int const by_halo =
           Op::radius == 0 ? 1 << 20 : tile_cells_1d / (4 * Op::radius);
-      return shared_bytes(1, 0) <= device.shared_per_block_optin
+      return shared_memory_fits(function(1, 0), shared_bytes(1, 0), device)
                  ? std::min(by_halo, max_depth_1d)
                  : 0;
     } else {
@@ -120,10 +120,9 @@ struct Kernel {
     } else {
       return depth >= 1 && depth <= max_compiled_depth_2d<T, Op> &&
              4 * depth * Op::radius <= block_width(depth) &&
-             shared_bytes(depth, prefetch) <= device.shared_per_block_optin &&
              !spills(depth, prefetch) &&
-             accepts_dynamic_shared(function(depth, prefetch),
-                                    shared_bytes(depth, prefetch));
+             shared_memory_fits(function(depth, prefetch),
+                                shared_bytes(depth, prefetch), device);
     }
   }
   /// Where the plan chooses the depth itself (depth = 0). Rank 2: a
