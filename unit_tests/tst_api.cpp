@@ -3,6 +3,7 @@
 // with a message that names the problem, and refused calls change nothing.
 #include "reference.hpp"
 #include "stencil_test_spaces.hpp"
+#include "test_support.hpp"
 
 #include <stencil/stencil.hpp>
 #include <stencil/suite.hpp>
@@ -18,21 +19,7 @@ using stencil::suite::J2d5pt;
 using stencil::suite::J2d9pt;
 using stencil::suite::J3d7pt;
 
-/// Expects `f` to throw stencil::error whose message contains every part.
-template <class F>
-void expect_error(F&& f, std::initializer_list<char const*> parts) {
-  try {
-    f();
-    ADD_FAILURE() << "expected stencil::error";
-  } catch (stencil::error const& e) {
-    std::string const what = e.what();
-    EXPECT_EQ(what.rfind("stencil: ", 0), 0u) << what;
-    for (char const* part : parts) {
-      EXPECT_NE(what.find(part), std::string::npos)
-          << "message lacks '" << part << "': " << what;
-    }
-  }
-}
+using stencil_test::expect_error;
 
 template <class Space>
 class Api : public ::testing::Test {

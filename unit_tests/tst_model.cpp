@@ -2,6 +2,8 @@
 // stencil::model on the CPU: the ceilings it computes, that it never
 // predicts a slower run from a faster device, that deeper overlapped
 // blocking recomputes more, and that it refuses what it cannot describe.
+#include "test_support.hpp"
+
 #include <stencil/error.hpp>
 #include <stencil/model.hpp>
 #include <stencil/suite.hpp>
@@ -9,12 +11,10 @@
 #include <gtest/gtest.h>
 
 #include <array>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <optional>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -279,11 +279,7 @@ namespace fs = std::filesystem;
 struct CacheDirectory : ::testing::Test {
   fs::path dir;
   void SetUp() override {
-    auto const* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir = fs::temp_directory_path() /
-          (std::string("stencil-model-") + info->name() + "-" +
-           std::to_string(std::random_device{}()));
-    fs::remove_all(dir);
+    dir = stencil_test::scratch_directory("stencil-model");
   }
   void TearDown() override { fs::remove_all(dir); }
 
@@ -366,32 +362,17 @@ TEST_F(CacheDirectory, RefusesWhatItDidNotWrite) {
 }
 
 TEST_F(CacheDirectory, ComesFromTheEnvironment) {
-  struct Saved {
-    char const* name;
-    std::optional<std::string> value;
-  };
-  std::vector<Saved> saved;
-  for (char const* name : {"STENCIL_CACHE_DIR", "XDG_CACHE_HOME", "HOME"}) {
-    char const* v = std::getenv(name);
-    saved.push_back({name, v ? std::optional<std::string>(v) : std::nullopt});
-  }
-  ::setenv("STENCIL_CACHE_DIR", "/a/stencil-cache", 1);
-  ::setenv("XDG_CACHE_HOME", "/b", 1);
-  ::setenv("HOME", "/c", 1);
+  using stencil_test::ScopedEnv;
+  ScopedEnv const cache("STENCIL_CACHE_DIR", "/a/stencil-cache");
+  ScopedEnv const xdg("XDG_CACHE_HOME", "/b");
+  ScopedEnv const home("HOME", "/c");
   EXPECT_EQ(stencil::model::cache_directory(), fs::path("/a/stencil-cache"));
-  ::unsetenv("STENCIL_CACHE_DIR");
+  cache.set(std::nullopt);
   EXPECT_EQ(stencil::model::cache_directory(), fs::path("/b/stencil"));
-  ::unsetenv("XDG_CACHE_HOME");
+  xdg.set(std::nullopt);
   EXPECT_EQ(stencil::model::cache_directory(), fs::path("/c/.cache/stencil"));
-  ::unsetenv("HOME");
+  home.set(std::nullopt);
   EXPECT_THROW((void)stencil::model::cache_directory(), stencil::error);
-  for (Saved const& s : saved) {
-    if (s.value) {
-      ::setenv(s.name, s.value->c_str(), 1);
-    } else {
-      ::unsetenv(s.name);
-    }
-  }
 }
 
 TEST_F(CacheDirectory, ReportsAnUnwritableDirectory) {

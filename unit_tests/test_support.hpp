@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+// Helpers the host-side tests share: checking a refusal's message, and
+// running with a changed environment or a fresh scratch directory.
+#pragma once
+
+#include <stencil/error.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <initializer_list>
+#include <optional>
+#include <random>
+#include <string>
+
+namespace stencil_test {
+
+/// Expects `f` to throw stencil::error whose message starts "stencil: " and
+/// contains every part.
+template <class F>
+void expect_error(F&& f, std::initializer_list<std::string> parts) {
+  try {
+    f();
+    ADD_FAILURE() << "expected stencil::error";
+  } catch (stencil::error const& e) {
+    std::string const what = e.what();
+    EXPECT_EQ(what.rfind("stencil: ", 0), 0u) << what;
+    for (std::string const& part : parts) {
+      EXPECT_NE(what.find(part), std::string::npos)
+          << "message lacks '" << part << "': " << what;
+    }
+  }
+}
+
+/// Sets (or, with std::nullopt, unsets) an environment variable for the
+/// lifetime of the object, then restores it.
+class ScopedEnv {
+ public:
+  ScopedEnv(char const* name, std::optional<std::string> const& value)
+      : m_name(name) {
+    if (char const* old = std::getenv(name)) m_old = old;
+    set(value);
+  }
+  ScopedEnv(ScopedEnv const&) = delete;
+  ScopedEnv& operator=(ScopedEnv const&) = delete;
+  ~ScopedEnv() { set(m_old); }
+
+  void set(std::optional<std::string> const& value) const {
+    if (value) {
+      ::setenv(m_name, value->c_str(), 1);
+    } else {
+      ::unsetenv(m_name);
+    }
+  }
+
+ private:
+  char const* m_name;
+  std::optional<std::string> m_old;
+};
+
+/// A path in the temporary directory, named after the running test and
+/// unique per call; nothing exists there yet.
+inline std::filesystem::path scratch_directory(std::string const& prefix) {
+  auto const* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::filesystem::path const dir =
+      std::filesystem::temp_directory_path() /
+      (prefix + "-" + (info ? info->name() : "test") + "-" +
+       std::to_string(std::random_device{}()));
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+}  // namespace stencil_test
