@@ -241,6 +241,21 @@ TYPED_TEST(Tuning, AnUnwritableCacheStillTunesAndSaysSo) {
   this->template expect_runs_like_naive<2>({50, 61}, J2d5pt{}, tuned, 9);
 }
 
+TYPED_TEST(Tuning, WithoutACacheDirectoryItStillTunesAndSaysSo) {
+  // Neither the device's name in the key nor the timing needs the cache.
+  ScopedEnv const cache("STENCIL_CACHE_DIR", std::nullopt);
+  ScopedEnv const xdg("XDG_CACHE_HOME", std::nullopt);
+  ScopedEnv const home("HOME", std::nullopt);
+  typename TestFixture::template Grid<2> g("g", {41, 36});
+  auto const tuned =
+      stencil::plan(TypeParam{}, g, J2d5pt{}, stencil::Auto{.tune = true});
+  EXPECT_EQ(tuned.reason.rfind("tuned: fastest of ", 0), 0u) << tuned.reason;
+  EXPECT_NE(tuned.tuning.find("not cached: stencil: model: no directory to "
+                              "cache"),
+            std::string::npos)
+      << tuned.tuning;
+}
+
 TYPED_TEST(Tuning, TheEnvironmentTurnsItOn) {
   typename TestFixture::template Grid<2> g("g", {64, 70});
   auto const untimed = stencil::plan(TypeParam{}, g, J2d5pt{}, stencil::Auto{});

@@ -54,10 +54,9 @@ struct Native<Kokkos::Cuda> {
     native_cuda::streaming_sweep::plan<T, Op>(p, policy.prefetch);
   }
 
-  /// Names this GPU in Auto's tuning cache: its UUID.
-  static std::string device_key() {
-    return model::cuda_device_cache_file().stem().string();
-  }
+  /// Names this GPU in Auto's tuning cache: its UUID (which needs no
+  /// cache directory, unlike the calibration file's name).
+  static std::string device_key() { return "cuda-" + native_cuda::gpu_uuid(); }
 
   /// Adds the model's prediction for `p` on this GPU (calibrated on first
   /// use, see model::cuda_device), or a note saying why there is none.

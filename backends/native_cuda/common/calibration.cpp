@@ -220,6 +220,8 @@ model::Device calibrate_and_store(std::string const& why) {
 
 }  // namespace
 
+std::string gpu_uuid() { return uuid_of(Kokkos::Cuda{}.cuda_device_prop()); }
+
 model::Device calibrate() {
   Kokkos::Cuda const space;
   int const device = space.cuda_device();
@@ -285,8 +287,7 @@ model::Config model_config(Plan const& p) {
 namespace stencil::model {
 
 std::filesystem::path cuda_device_cache_file() {
-  cudaDeviceProp const& prop = Kokkos::Cuda{}.cuda_device_prop();
-  return cache_directory() / ("cuda-" + native_cuda::uuid_of(prop) + ".txt");
+  return cache_directory() / ("cuda-" + native_cuda::gpu_uuid() + ".txt");
 }
 
 Device const& cuda_device() {
@@ -301,7 +302,7 @@ Device const& cuda_device() {
       // A file copied from another GPU (a shared home directory across
       // nodes with different GPUs keeps one file per UUID, but a copied
       // directory may not) is not this GPU's.
-      if (d.key == native_cuda::uuid_of(Kokkos::Cuda{}.cuda_device_prop())) {
+      if (d.key == native_cuda::gpu_uuid()) {
         d.source = "read from " + file.string() +
                    (d.source.empty() ? "" : " (" + d.source + ")");
         cache.device = std::move(d);

@@ -6,6 +6,8 @@
 #include <stencil/detail/plan_data.hpp>
 #include <stencil/model.hpp>
 
+#include <string>
+
 namespace stencil::native_cuda {
 
 /// Measures the GPU Kokkos::Cuda runs on, without looking at or writing
@@ -15,6 +17,11 @@ namespace stencil::native_cuda {
 /// exchange; the FP peaks from the clock and the architecture's lanes.
 /// Every timing is the median of several after a warm-up.
 model::Device calibrate();
+
+/// The UUID of the GPU Kokkos::Cuda runs on ("GPU-xxxxxxxx-..."), as
+/// nvidia-smi prints it: what the calibration and Auto's tuning cache key
+/// their entries by.
+std::string gpu_uuid();
 
 /// Plan `p` as the model sees it: policy, depth, the tile a block computes
 /// (halo included) and the output rows a thread computes in the native
