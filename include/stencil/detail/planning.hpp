@@ -95,10 +95,15 @@ inline std::string gcells_text(Plan const& p) {
 /// 2.5-3.7x and the 2D suite 1.5-1.9x faster than Naive). The depth is the
 /// plan's measured default, not the model's: its predictions of the
 /// temporal kernels are 0.3-0.8 of the measured rates, not yet close
-/// enough to rank depths. Rank 3 stays on Naive: the model overestimates
-/// device tiling 2-7x and cannot yet rank the 3D native policies, which
-/// beat Naive on some suite stencils and lose on others
-/// (perf_tests/results).
+/// enough to rank depths. No rule on the stencil's traits can rank them
+/// either: j2d5pt's divided and prescaled forms share every trait, yet in
+/// double the divided form runs fastest at depth 8 (13% ahead of depth 12)
+/// and the prescaled form at depth 12 (9% ahead of depth 8) (H200,
+/// perf_tests/results/nvidia-h200-depth-j2d5pt.md); the reason points at
+/// Auto{.tune = true}, which times the depths. Rank 3
+/// stays on Naive: the model overestimates device tiling 2-7x and cannot yet
+/// rank the 3D native policies, which beat Naive on some suite stencils and
+/// lose on others (perf_tests/results).
 template <class ExecSpace, class T, class Op>
 void choose_automatically(Plan& p) {
   p.chosen_by_auto = true;
@@ -125,7 +130,9 @@ void choose_automatically(Plan& p) {
             "native temporal blocking keeps a strip on chip for `depth` "
             "steps, so DRAM traffic drops by the depth (measured on an "
             "H200: 2.5-3.7x Naive in 1D, 1.5-1.9x in 2D); depth: the "
-            "plan's measured default, capped by shared memory; ";
+            "plan's measured default, capped by shared memory (the best "
+            "depth also depends on what the traits do not say, such as a "
+            "division: Auto{.tune = true} times the depths); ";
         native.reason +=
             both ? "the model predicts " + gcells_text(native) +
                        " against Naive's " + gcells_text(naive)
