@@ -201,6 +201,8 @@ Options:
   --stencil=LIST        comma-separated stencil names, or 1d, 2d, 3d, all
   --precision=LIST      double, float (default: both)
   --policy=LIST         policy names, e.g. Naive,SpatialBlocking,Auto
+                        (default: all but StreamingSweepBulk, the native
+                        sweep with cp.async.bulk, which runs when named)
   --backend=NAME        fail unless the benchmarks run on this Kokkos
                         execution space (e.g. Cuda, OpenMP, Serial)
   --size=SIZE           'paper' (paper domain, steps = EBISU depth),

@@ -126,6 +126,11 @@ auto native_policy_table() {
         // One kernel per step through shared memory, measured against the
         // DRAM-bound ceiling and Naive.
         PolicyEntry{"StreamingSweep", stencil::StreamingSweep{}, ranks<2, 3>},
+        // The same with its lines moved by cp.async.bulk (sm_90), measured
+        // beside it to decide whether the bulk copies earn a place.
+        PolicyEntry{"StreamingSweepBulk",
+                    stencil::StreamingSweep{.prefetch = -1, .bulk_copy = true},
+                    ranks<2, 3>},
     };
   } else {
     return std::tuple{};

@@ -77,7 +77,9 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
   // cp.async; the sweep loads it when it needs it.
   auto print_prefetch = [&](char const* plain) {
     out << ", prefetch ";
-    if (p.prefetch > 0) {
+    if (p.prefetch > 0 && p.bulk_copy) {
+      out << p.prefetch << " (cp.async.bulk, one per line, on mbarriers)";
+    } else if (p.prefetch > 0) {
       out << p.prefetch << " (cp.async)";
     } else {
       out << "off (" << plain << ")";

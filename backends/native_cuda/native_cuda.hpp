@@ -51,7 +51,8 @@ struct Native<Kokkos::Cuda> {
 
   template <class T, class Op>
   static void plan_streaming_sweep(Plan& p, StreamingSweep const& policy) {
-    native_cuda::streaming_sweep::plan<T, Op>(p, policy.prefetch);
+    native_cuda::streaming_sweep::plan<T, Op>(p, policy.prefetch,
+                                              policy.bulk_copy);
   }
 
   /// Names this GPU in Auto's tuning cache: its UUID (which needs no

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The native single-step sweep against the reference loop: every 2D and 3D
 // suite stencil, float and double, fixed and periodic boundaries, every
-// number of prefetch stages (0 = plain loads), sizes that are not multiples
-// of the 1024-cell lines or 64x16 tiles, and grids long enough that blocks
-// stream many ring periods (2D) or many segments follow each other (3D).
+// number of prefetch stages (0 = plain loads), the bulk copies on sm_90,
+// sizes that are not multiples of the 1024-cell lines or 64x16 tiles, and
+// grids long enough that blocks stream many ring periods (2D) or many
+// segments follow each other (3D).
 #include "../reference.hpp"
 #include "native_test.hpp"
 
@@ -12,6 +13,7 @@
 #include <stencil/stencil.hpp>
 #include <stencil/suite.hpp>
 
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -20,17 +22,31 @@ namespace {
 
 using stencil::native_cuda::max_prefetch_stages;
 
+/// Whether this GPU has cp.async.bulk (compute capability 9.0 or newer);
+/// elsewhere the plan must refuse bulk copies, which RefusesWhatItCannotRun
+/// checks.
+bool bulk_copies_run() {
+  int device = 0, major = 0;
+  EXPECT_EQ(cudaGetDevice(&device), cudaSuccess);
+  EXPECT_EQ(
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
+      cudaSuccess);
+  return major >= 9;
+}
+
 template <class T, class Op>
 void check(Op const& op, std::array<int, Op::rank> extents, int prefetch,
            stencil::Boundary boundary, std::initializer_list<int> step_counts,
-           int halo = Op::radius) {
+           int halo = Op::radius, bool bulk = false) {
+  stencil::StreamingSweep const policy{prefetch, bulk};
   constexpr int rank = Op::rank;
   unsigned seed = 31;
   for (int steps : step_counts) {
     std::ostringstream where;
     where << Op::name << ' ' << (sizeof(T) == 4 ? "float" : "double")
-          << " prefetch=" << prefetch << ' ' << stencil::to_string(boundary)
-          << " steps=" << steps << " halo=" << halo << " extents=";
+          << " prefetch=" << prefetch << (bulk ? " bulk" : "") << ' '
+          << stencil::to_string(boundary) << " steps=" << steps
+          << " halo=" << halo << " extents=";
     for (int e : extents) where << e << ' ';
     SCOPED_TRACE(where.str());
     auto const initial =
@@ -39,21 +55,28 @@ void check(Op const& op, std::array<int, Op::rank> extents, int prefetch,
     stencil::Grid<T, rank, Kokkos::CudaSpace> grid(
         "u", extents, {.halo = halo, .boundary = boundary});
     stencil_test::load(grid, initial);
-    auto const p = stencil::plan(Kokkos::Cuda{}, grid, op,
-                                 stencil::StreamingSweep{prefetch});
+    auto const p = stencil::plan(Kokkos::Cuda{}, grid, op, policy);
     ASSERT_EQ(p.backend, stencil::Backend::native_cuda);
     ASSERT_EQ(p.policy, stencil::PolicyKind::streaming_sweep);
     if (prefetch >= 0) ASSERT_EQ(p.prefetch, prefetch);
+    ASSERT_EQ(p.bulk_copy, bulk);
     EXPECT_EQ(p.local_memory_bytes, 0) << "the kernel spills: " << p;
     // The policy, not the plan p: iterate plans it again (the same plan)
     // and compiles only this policy's kernels, where a Plan argument would
     // compile every native family for Op and T.
-    stencil::iterate(Kokkos::Cuda{}, grid, op, steps,
-                     stencil::StreamingSweep{prefetch});
+    stencil::iterate(Kokkos::Cuda{}, grid, op, steps, policy);
     Kokkos::fence();
     EXPECT_TRUE(stencil_test::matches(stencil_test::read_back(grid), expected,
                                       initial, boundary, steps));
   }
+}
+
+/// `extents` with x widened (by 0 to 3 cells) so that the padded rows of a
+/// halo-radius grid are whole 16-byte items of floats, and so of doubles.
+template <int Rank>
+std::array<int, Rank> whole_items(std::array<int, Rank> extents, int radius) {
+  extents[Rank - 1] += (4 - (extents[Rank - 1] + 2 * radius) % 4) % 4;
+  return extents;
 }
 
 /// Every prefetch on the small grids, both boundaries and precisions; the
@@ -73,8 +96,22 @@ void check_all(Op const& op, std::array<int, Op::rank> small,
     // A wider halo moves the tiles' 16-byte alignment.
     check<double>(op, tiled, 2, boundary, {2}, Op::radius + 1);
     check<float>(op, tiled, 3, boundary, {2}, Op::radius + 1);
+    // Bulk copies, on the tiled grid widened to padded rows of whole
+    // 16-byte items in both precisions.
+    if (bulk_copies_run()) {
+      for (int prefetch : {1, 2, max_prefetch_stages}) {
+        check<double>(op, whole_items<Op::rank>(tiled, Op::radius), prefetch,
+                      boundary, {1, 3}, Op::radius, true);
+        check<float>(op, whole_items<Op::rank>(tiled, Op::radius), prefetch,
+                     boundary, {2}, Op::radius, true);
+      }
+    }
   }
   if (stencil_test::small_only()) return;
+  if (bulk_copies_run()) {
+    check<double>(op, whole_items<Op::rank>(long_grid, Op::radius), -1,
+                  stencil::Boundary::fixed, {2}, Op::radius, true);
+  }
   check<double>(op, long_grid, -1, stencil::Boundary::fixed, {2});
   check<double>(op, long_grid, 0, stencil::Boundary::periodic, {1});
   check<float>(op, long_grid, max_prefetch_stages, stencil::Boundary::fixed,
@@ -152,23 +189,50 @@ TEST(StreamingSweep, RefusesWhatItCannotRun) {
         },
         "use 0 (plain loads) to " + std::to_string(max_prefetch_stages));
   }
+  // Bulk copies: no stage of prefetch; padded rows of 23 doubles (not whole
+  // 16-byte items); below sm_90, any request.
+  bool const sm90 = bulk_copies_run();
+  stencil_test::expect_refused_with(
+      [&] {
+        stencil::iterate(Kokkos::Cuda{}, grid, J3d7pt{}, 3,
+                         stencil::StreamingSweep{0, true});
+      },
+      sm90 ? "needs at least one stage of prefetch, and prefetch is 0"
+           : "bulk_copy needs compute capability 9.0");
+  stencil::Grid<double, 3, Kokkos::CudaSpace> odd("odd", {20, 20, 21});
+  stencil::fill(odd, [](int i, int j, int k) { return 0.5 * i + j - k; });
+  auto const odd_before = stencil_test::read_back(odd);
+  stencil_test::expect_refused_with(
+      [&] {
+        stencil::iterate(Kokkos::Cuda{}, odd, J3d7pt{}, 3,
+                         stencil::StreamingSweep{2, true});
+      },
+      sm90 ? "= 23 values of 8 bytes) is not a multiple of 16 bytes; use an x "
+             "extent that makes it one (e.g. 22)"
+           : "bulk_copy needs compute capability 9.0");
   Kokkos::fence();
   EXPECT_EQ(stencil_test::read_back(grid).data, before.data);
+  EXPECT_EQ(stencil_test::read_back(odd).data, odd_before.data);
 }
 
 TEST(StreamingSweep, PlanReportsTheLaunch) {
   STENCIL_REQUIRE_GPU();
   stencil::Grid<double, 3, Kokkos::CudaSpace> grid("u", {256, 288, 384});
-  for (int prefetch : {0, 2}) {
+  for (int prefetch : {0, 2, 3}) {
+    bool const bulk = prefetch == 3;
+    if (bulk && !bulk_copies_run()) continue;
     auto const p = stencil::plan(Kokkos::Cuda{}, grid, stencil::suite::J3d7pt{},
-                                 stencil::StreamingSweep{prefetch});
+                                 stencil::StreamingSweep{prefetch, bulk});
     std::ostringstream text;
     text << p;
+    char const* const prefetch_text =
+        prefetch == 0 ? "prefetch off"
+        : prefetch == 2
+            ? "prefetch 2 (cp.async)"
+            : "prefetch 3 (cp.async.bulk, one per line, on mbarriers)";
     for (char const* part :
          {"backend: native_cuda", "StreamingSweep", "tile 64x16",
-          "16 planes per block",
-          prefetch == 0 ? "prefetch off" : "prefetch 2 (cp.async)", "registers",
-          "blocks/SM"}) {
+          "16 planes per block", prefetch_text, "registers", "blocks/SM"}) {
       EXPECT_NE(text.str().find(part), std::string::npos) << text.str();
     }
     std::cout << text.str() << '\n';

@@ -10,6 +10,12 @@
 // SM. It runs what temporal blocking cannot (periodic boundaries, any
 // radius) and is the baseline the temporal kernels are measured against.
 //
+// With `bulk` copies (sm_90), one thread moves each line of a unit with a
+// single cp.async.bulk that completes on the unit's ring slot's mbarrier,
+// and every thread waits on that mbarrier's phase instead of on its own
+// cp.async groups: the copy engine, not the threads, keeps the bytes in
+// flight.
+//
 // Every block streams one tile through one segment of the streamed
 // dimension. Block b takes tile b % tiles, so the blocks that run at the
 // same time cover whole units (and read each other's rims from L2).
@@ -20,8 +26,10 @@
 #include <stencil/detail/neighbourhood.hpp>
 
 #include <cuda_runtime.h>
+#include <cuda/ptx>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace stencil::native_cuda::streaming_sweep {
 
@@ -66,10 +74,14 @@ struct UnitShape {
   static constexpr int run_threads_per_row = width / vector;
 };
 
+/// The ring of units, then one mbarrier per ring slot (used by bulk copies
+/// only; the units keep the barriers 8-byte aligned, being whole 16-byte
+/// items).
 template <class T, int Rank, int Radius>
 constexpr std::size_t shared_bytes(int stages) {
   using U = UnitShape<T, Rank, Radius>;
-  return static_cast<std::size_t>(U::ring(stages)) * U::cells * sizeof(T);
+  return static_cast<std::size_t>(U::ring(stages)) *
+         (U::cells * sizeof(T) + sizeof(std::uint64_t));
 }
 
 template <class T, class Op>
@@ -88,6 +100,56 @@ struct Params {
   /// Whether every padded row starts 16 bytes aligned (then copies and
   /// stores move 16-byte items; else single cells).
   bool vector;
+  /// Lines copied by cp.async.bulk (needs `vector`, sm_90 and Stages >= 1).
+  bool bulk;
+};
+
+/// The bulk-copy side of the sweep: one mbarrier per ring slot, armed by
+/// the thread that issues a unit's line copies with the unit's byte count.
+/// Compiled to nothing below sm_90, where the plan refuses bulk copies.
+struct BulkLines {
+  std::uint64_t* barriers;
+
+  __device__ void init(int slots) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (threadIdx.x == 0) {
+      for (int i = 0; i < slots; ++i) cuda::ptx::mbarrier_init(barriers + i, 1);
+      cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release,
+                                     cuda::ptx::scope_cluster);
+    }
+#endif
+    __syncthreads();
+  }
+  /// The issuing thread: expects `bytes` on `slot`'s barrier (its one
+  /// arrival), before any copy to the slot. The slot's previous unit was
+  /// read through the generic proxy before the last __syncthreads; the fence
+  /// orders those reads before the copies, which write through the async
+  /// proxy.
+  __device__ void arm(int slot, unsigned bytes) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+    cuda::ptx::mbarrier_arrive_expect_tx(
+        cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
+        barriers + slot, bytes);
+#endif
+  }
+  __device__ void copy(void* shared, void const* global, unsigned bytes,
+                       int slot) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global,
+                             shared, global, bytes, barriers + slot);
+#endif
+  }
+  /// Every thread: until the `use`-th unit copied into `slot` has landed.
+  __device__ void wait(int slot, int use) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    std::uint32_t const parity = static_cast<std::uint32_t>(use) & 1u;
+    while (!cuda::ptx::mbarrier_try_wait_parity(barriers + slot, parity)) {
+    }
+#else
+    __trap();
+#endif
+  }
 };
 
 // At least 3 blocks per SM (85 registers): with no minimum, ptxas held the
@@ -108,6 +170,8 @@ __global__ void __launch_bounds__(threads_per_block, 3)
       (chunks + threads_per_block - 1) / threads_per_block;
   extern __shared__ __align__(16) unsigned char shared_raw[];
   T* const units = reinterpret_cast<T*>(shared_raw);
+  BulkLines const bulk{
+      reinterpret_cast<std::uint64_t*>(units + ring * U::cells)};
   int const tid = static_cast<int>(threadIdx.x);
 
   auto slot_of = [](int cur, int d) {  // slot of the unit d after `cur`'s
@@ -174,7 +238,42 @@ __global__ void __launch_bounds__(threads_per_block, 3)
   // Units [s_begin - r, s_end + r) are read; unit u goes to slot
   // (u - s_begin + r) % ring.
   int const last = s_end + r;
+  // Bulk: the unit's rows, each the padded row's part [px_begin, px_end)
+  // copied to shared offset px_begin - px_first of its line.
+  int const px_first = x0 - lead + p.halo;
+  int const px_begin = max(px_first, 0);
+  int const px_end = min(px_first + U::row, padded_nx);
+  // One thread issues them all. Spreading a 3D unit's 18-20 line copies
+  // over the first warp's lanes gained a little on the 3D rows (H200,
+  // j3d13pt float 210 against 180 GCells/s, still behind cp.async's 345)
+  // but took the registers of the kernels without bulk copies past their
+  // bound: 8 bytes of spill for the radius-2 box, and plain loads up to 14%
+  // slower.
+  auto issue_bulk = [&](int u, int slot) {
+    if (tid != 0 || u >= last) return;
+    T const* const from = p.in + static_cast<long>(u + p.halo) * p.stride_s;
+    T* const to = units + slot * U::cells + (px_begin - px_first);
+    unsigned const line_bytes =
+        static_cast<unsigned>((px_end - px_begin) * sizeof(T));
+    int rows_in = U::rows, first_row = 0;
+    if constexpr (rank == 3) {
+      // Rows y0 - r + i that lie in the padded grid.
+      first_row = max(0, -p.halo - (y0 - r));
+      rows_in = min(U::rows, p.ny + p.halo - (y0 - r)) - first_row;
+    }
+    bulk.arm(slot, line_bytes * static_cast<unsigned>(rows_in));
+    for (int i = first_row; i < first_row + rows_in; ++i) {
+      long const row_offset =
+          rank == 3 ? static_cast<long>(y0 - r + i + p.halo) * p.stride_y : 0;
+      bulk.copy(to + i * U::row, from + row_offset + px_begin, line_bytes,
+                slot);
+    }
+  };
   auto issue = [&](int u, int slot) {
+    if (p.bulk) {
+      issue_bulk(u, slot);
+      return;
+    }
     if (u < last) {
       T const* const from = p.in + static_cast<long>(u + p.halo) * p.stride_s;
       T* const to = units + slot * U::cells;
@@ -198,11 +297,22 @@ __global__ void __launch_bounds__(threads_per_block, 3)
     }
     Copy::commit();
   };
+  if (p.bulk) bulk.init(ring);
   for (int q = 0; q < 2 * r + Stages; ++q) issue(s_begin - r + q, q);
+  if (p.bulk) {
+    // Barriers complete in any order: the units before s_begin + r are
+    // waited for here, each later one in the iteration that first reads it.
+    for (int q = 0; q < 2 * r; ++q) bulk.wait(q, 0);
+  }
   int cur = r;  // slot of unit s
   for (int s = s_begin; s < s_end; ++s) {
     issue(s + r + Stages, slot_of(cur, r + Stages));
-    Copy::wait();  // unit s + r has landed
+    if (p.bulk) {
+      // Unit s + r: the ((s + 2r - s_begin) / ring)-th use of its slot.
+      bulk.wait(slot_of(cur, r), (s + 2 * r - s_begin) / ring);
+    } else {
+      Copy::wait();  // unit s + r has landed
+    }
     __syncthreads();
     T* const out = p.out + static_cast<long>(s + p.halo) * p.stride_s;
 #pragma unroll

@@ -94,11 +94,40 @@ int segment_length(Tiling const& t, [[maybe_unused]] int resident_blocks) {
   }
 }
 
+/// Refuses bulk copies where they cannot run: below sm_90, without a
+/// stage of prefetch, or on padded rows that are not whole 16-byte items.
+template <class T>
+void expect_bulk_copy_runs(Plan const& p, DeviceLimits const& device,
+                           int requested_prefetch) {
+  STENCIL_EXPECT(device.compute_capability >= 90,
+                 "StreamingSweep: bulk_copy needs compute capability 9.0 or "
+                 "newer (cp.async.bulk); ",
+                 device.name, " is ", device.compute_capability / 10, ".",
+                 device.compute_capability % 10, "; use bulk_copy = false");
+  STENCIL_EXPECT(requested_prefetch != 0,
+                 "StreamingSweep: bulk_copy copies asynchronously, so it needs "
+                 "at least one stage of prefetch, and prefetch is 0; use 1 to ",
+                 max_prefetch_stages, ", or -1 for the plan's default");
+  int const padded = p.extents[2] + 2 * p.halo;
+  constexpr int vector = vector_cells<T>;
+  if (padded % vector != 0) {
+    int const fitting = p.extents[2] + (vector - padded % vector);
+    stencil::detail::throw_error(stencil::detail::concat(
+        "StreamingSweep: bulk_copy moves whole 16-byte items of each padded "
+        "row, but this grid's padded row (x extent ",
+        p.extents[2], " + 2 x halo ", p.halo, " = ", padded, " values of ",
+        sizeof(T),
+        " bytes) is not a multiple of 16 bytes; use an x extent "
+        "that makes it one (e.g. ",
+        fitting, "), or bulk_copy = false"));
+  }
+}
+
 /// Resolves a StreamingSweep policy into `p`: refuses what the device
 /// cannot run, before anything runs. `requested_prefetch` < 0: the
 /// default.
 template <class T, class Op>
-void plan(Plan& p, int requested_prefetch) {
+void plan(Plan& p, int requested_prefetch, bool bulk_copy = false) {
   static_assert(Op::rank == 2 || Op::rank == 3,
                 "StreamingSweep streams lines of a rank-2 grid or planes of "
                 "a rank-3 grid");
@@ -107,6 +136,7 @@ void plan(Plan& p, int requested_prefetch) {
   expect_native_gpu(device, "StreamingSweep");
   int const resolved = resolve_prefetch(device, "StreamingSweep",
                                         requested_prefetch, default_prefetch);
+  if (bulk_copy) expect_bulk_copy_runs<T>(p, device, requested_prefetch);
   int largest = max_prefetch_stages;  // that fits; -1: none
   while (largest >= 0 && !K::fits(largest, device)) --largest;
   int const stages =
@@ -124,6 +154,13 @@ void plan(Plan& p, int requested_prefetch) {
                      : std::string("; not even prefetch 0 fits")));
   }
 
+  STENCIL_EXPECT(!bulk_copy || stages >= 1,
+                 "StreamingSweep: bulk_copy needs at least one stage of "
+                 "prefetch, and with radius ",
+                 Op::radius, " and ", sizeof(T),
+                 "-byte values not even one fits in the shared memory of ",
+                 device.name, "; use bulk_copy = false");
+
   auto const function = K::function(stages);
   std::size_t const shared_bytes = K::shared_bytes(stages);
   allow_dynamic_shared(function, shared_bytes);
@@ -139,6 +176,7 @@ void plan(Plan& p, int requested_prefetch) {
   p.policy = PolicyKind::streaming_sweep;
   p.depth = 1;
   p.prefetch = stages;
+  p.bulk_copy = bulk_copy;
   p.tile = Tile{K::Unit::width, K::Unit::height, segment};
   p.team_size = threads_per_block;
   p.scratch_bytes = shared_bytes;
@@ -166,6 +204,10 @@ void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
   bool const vector_rows = (p.extents[2] + 2 * grid.halo()) % vector == 0 &&
                            aligned(grid.current().data()) &&
                            aligned(grid.next().data());
+  STENCIL_EXPECT(!p.bulk_copy || vector_rows,
+                 "StreamingSweep: bulk_copy needs the grid's buffers to start "
+                 "at a 16-byte boundary, and these do not; use bulk_copy = "
+                 "false");
   stencil::detail::PaddedLayout const layout =
       stencil::detail::make_layout<Rank>(grid.extents(), grid.halo());
   for (int step = 0; step < steps; ++step) {
@@ -187,7 +229,8 @@ void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
                                t.tiles_x,
                                t.tiles,
                                p.tile.z,
-                               vector_rows};
+                               vector_rows,
+                               p.bulk_copy};
     function<<<p.blocks, threads_per_block, p.scratch_bytes,
                space.cuda_stream()>>>(params);
     STENCIL_CUDA_CHECK(cudaGetLastError());

@@ -59,6 +59,8 @@ struct Plan {
   /// Native kernels: loads in flight as asynchronous copies into shared
   /// memory (lines or planes ahead of the one computed); 0 = plain loads.
   int prefetch = 0;
+  /// StreamingSweep: the prefetch moves whole lines with cp.async.bulk.
+  bool bulk_copy = false;
   std::string device;  ///< the GPU the plan was made for
 
   /// stencil::model's prediction for this plan, where it makes one: a
