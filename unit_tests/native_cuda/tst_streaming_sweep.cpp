@@ -8,12 +8,12 @@
 #include "../reference.hpp"
 #include "native_test.hpp"
 
+#include <native_cuda/common/device.hpp>
 #include <native_cuda/common/prefetch.hpp>
 
 #include <stencil/stencil.hpp>
 #include <stencil/suite.hpp>
 
-#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -26,12 +26,7 @@ using stencil::native_cuda::max_prefetch_stages;
 /// elsewhere the plan must refuse bulk copies, which RefusesWhatItCannotRun
 /// checks.
 bool bulk_copies_run() {
-  int device = 0, major = 0;
-  EXPECT_EQ(cudaGetDevice(&device), cudaSuccess);
-  EXPECT_EQ(
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
-      cudaSuccess);
-  return major >= 9;
+  return stencil::native_cuda::current_device_limits().compute_capability >= 90;
 }
 
 template <class T, class Op>

@@ -94,6 +94,14 @@ int segment_length(Tiling const& t, [[maybe_unused]] int resident_blocks) {
   }
 }
 
+/// Whether every padded row of an x extent `nx` with `halo` is a whole
+/// number of 16-byte items (the 16-byte copies and stores, and the bulk
+/// copies, need it).
+template <class T>
+constexpr bool rows_of_whole_items(int nx, int halo) {
+  return (nx + 2 * halo) % vector_cells<T> == 0;
+}
+
 /// Refuses bulk copies where they cannot run: below sm_90, without a
 /// stage of prefetch, or on padded rows that are not whole 16-byte items.
 template <class T>
@@ -108,9 +116,9 @@ void expect_bulk_copy_runs(Plan const& p, DeviceLimits const& device,
                  "StreamingSweep: bulk_copy copies asynchronously, so it needs "
                  "at least one stage of prefetch, and prefetch is 0; use 1 to ",
                  max_prefetch_stages, ", or -1 for the plan's default");
-  int const padded = p.extents[2] + 2 * p.halo;
-  constexpr int vector = vector_cells<T>;
-  if (padded % vector != 0) {
+  if (!rows_of_whole_items<T>(p.extents[2], p.halo)) {
+    int const padded = p.extents[2] + 2 * p.halo;
+    constexpr int vector = vector_cells<T>;
     int const fitting = p.extents[2] + (vector - padded % vector);
     stencil::detail::throw_error(stencil::detail::concat(
         "StreamingSweep: bulk_copy moves whole 16-byte items of each padded "
@@ -196,12 +204,11 @@ void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
   auto const function = K::function(p.prefetch);
   allow_dynamic_shared(function, p.scratch_bytes);
   Tiling const t = tiling<T, Op>(p.extents, grid.halo());
-  constexpr int vector = K::Unit::vector;
   auto aligned = [](T const* pointer) {
     return reinterpret_cast<std::uintptr_t>(pointer) % 16 == 0;
   };
   // 16-byte items need every padded row to start at a 16-byte boundary.
-  bool const vector_rows = (p.extents[2] + 2 * grid.halo()) % vector == 0 &&
+  bool const vector_rows = rows_of_whole_items<T>(p.extents[2], grid.halo()) &&
                            aligned(grid.current().data()) &&
                            aligned(grid.next().data());
   STENCIL_EXPECT(!p.bulk_copy || vector_rows,
