@@ -70,6 +70,8 @@ int main(int argc, char* argv[]) {
                 << "shared memory:    " << d.shared_tbs << " TB/s\n"
                 << "FP64 / FP32 peak: " << d.fp64_gflops << " / "
                 << d.fp32_gflops << " GFLOP/s\n"
+                << "issue:            " << d.issue_gips
+                << " G thread instructions/s\n"
                 << "barrier:          " << d.barrier_us << " us\n"
                 << "exchange:         " << d.exchange_us << " us\n"
                 << "source:           " << d.source << "\n";

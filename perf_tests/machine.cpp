@@ -351,6 +351,7 @@ Facts ceiling_facts(Ceilings const& c) {
     f.emplace_back("model_shared_TB/s", fixed(d.shared_tbs, 2));
     f.emplace_back("model_barrier_us", fixed(d.barrier_us, 3));
     f.emplace_back("model_exchange_us", fixed(d.exchange_us, 3));
+    f.emplace_back("model_issue_Ginstr/s", fixed(d.issue_gips, 0));
     f.emplace_back("model_device_source", d.source);
   }
   return f;

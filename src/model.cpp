@@ -49,12 +49,15 @@ int points(Stencil const& s) {
   return n;
 }
 
+// The points the update reads: what the functor declares, else its shape's.
+int taps(Stencil const& s) { return s.taps > 0 ? s.taps : points(s); }
+
 bool blocks_in_time(PolicyKind kind) {
   return kind == PolicyKind::temporal_blocking ||
          kind == PolicyKind::device_tiling;
 }
 
-// Shared-memory accesses per cell and level: the store of the new value and
+// On-chip accesses per cell and level: the store of the new value and
 // the loads of the taps the kernel does not hold in registers. The native
 // temporal kernels keep a thread's own column in registers (2D: the taps
 // with dx = 0; 3D: the z column, dx = dy = 0) and load the other taps line
@@ -64,10 +67,12 @@ bool blocks_in_time(PolicyKind kind) {
 double shared_accesses(Stencil const& s, Config const& c) {
   switch (c.policy) {
     case PolicyKind::naive:
-      return 0;
+      // Every tap through L1, which on NVIDIA GPUs is the same on-chip
+      // array as shared memory, at the same bandwidth.
+      return taps(s);
     case PolicyKind::spatial_blocking:
     case PolicyKind::streaming_sweep:
-      return points(s) + 1;
+      return taps(s) + 1;
     case PolicyKind::temporal_blocking:
     case PolicyKind::device_tiling:
       break;
@@ -95,6 +100,36 @@ double shared_accesses(Stencil const& s, Config const& c) {
   return loads + 1;
 }
 
+// Instructions a native kernel issues per computed cell and level besides
+// its shared-memory accesses and one FMA per tap: addressing, the global
+// loads and stores, the ring's index arithmetic, the boundary selects and,
+// in 3D, the rim exchange. Not counted from SASS but fitted, one figure
+// per kernel family, to the default rows of every suite stencil in float
+// and double on an H200 (perf_tests/results/nvidia-h200-model.md), so each
+// also carries the family's shortfall from one instruction per scheduler
+// and clock. 0 for the portable policies, which the model bounds by DRAM
+// and shared memory only.
+double overhead_instructions(Stencil const& s, Config const& c) {
+  switch (c.policy) {
+    case PolicyKind::naive:
+    case PolicyKind::spatial_blocking:
+      return 0;
+    case PolicyKind::streaming_sweep:
+      return s.rank == 3 ? 140 : 70;
+    case PolicyKind::temporal_blocking:
+      return s.rank == 3 ? 110 : 30;
+    case PolicyKind::device_tiling:
+      return 224;
+  }
+  return 0;
+}
+
+bool is_native(PolicyKind kind) {
+  return kind == PolicyKind::temporal_blocking ||
+         kind == PolicyKind::device_tiling ||
+         kind == PolicyKind::streaming_sweep;
+}
+
 // Valid cells over computed cells: an overlapped tile computes `depth *
 // radius` halo cells on each side that its neighbours compute too. Device
 // tiles exchange their rims instead.
@@ -115,6 +150,11 @@ void check(Stencil const& s, Config const& c, std::array<int, 3> const& extents,
                  "; the model describes radii 1 to ", max_radius);
   STENCIL_EXPECT(s.flops >= 1, "model: the stencil does ", s.flops,
                  " floating-point operations per cell; give at least 1");
+  STENCIL_EXPECT(s.taps >= 0 && s.taps <= points(s),
+                 "model: the stencil reads ", s.taps, " points; a ",
+                 s.shape == Shape::box ? "box" : "star", " of rank ", s.rank,
+                 " and radius ", s.radius, " has ", points(s), ": give 1 to ",
+                 points(s), ", or 0 for all of them");
   STENCIL_EXPECT(s.value_size == 4 || s.value_size == 8,
                  "model: value size is ", s.value_size,
                  " bytes; the model knows float (4) and double (8)");
@@ -158,7 +198,7 @@ void check(Stencil const& s, Config const& c, std::array<int, 3> const& extents,
   STENCIL_EXPECT(fp > 0, "model: device '", d.name, "' has no FP",
                  s.value_size * 8, " throughput; give fp", s.value_size * 8,
                  "_gflops > 0");
-  STENCIL_EXPECT(shared_accesses(s, c) == 0 || d.shared_tbs > 0,
+  STENCIL_EXPECT(c.policy == PolicyKind::naive || d.shared_tbs > 0,
                  "model: ", policy_name(c.policy),
                  " works through shared memory, but device '", d.name,
                  "' has no shared-memory bandwidth; give shared_tbs > 0");
@@ -183,11 +223,23 @@ Prediction ceilings(Stencil const& s, Config const& c,
   // Per valid cell and step: the tile (valid cells and halo) is read and the
   // valid cells written once per pass of `depth` steps.
   p.dram_gcells = d.copy_gbs * c.depth / (size * (1 / f + 1));
-  p.shared_gcells = p.shared_accesses == 0
+  // Naive on a device whose on-chip bandwidth is unknown: DRAM only.
+  p.shared_gcells = d.shared_tbs == 0
                         ? unbounded
                         : d.shared_tbs * 1e3 * f / (p.shared_accesses * size);
   double const fp = s.value_size == 4 ? d.fp32_gflops : d.fp64_gflops;
-  p.fp_gcells = fp * f / s.flops;
+  // One FMA (2 FLOPs) per tap at least: the suite's published FLOP counts
+  // are lower for some stencils (j2d25pt: 25 for 25 taps).
+  p.fp_gcells = fp * f / std::max(s.flops, 2 * taps(s));
+  p.issue_gcells = unbounded;
+  if (is_native(c.policy) && d.issue_gips > 0) {
+    p.instructions = p.shared_accesses + taps(s) + overhead_instructions(s, c);
+    p.issue_gcells = d.issue_gips * f / p.instructions;
+  }
+  p.serial_gcells = unbounded;
+  if (blocks_in_time(c.policy)) {
+    p.serial_gcells = 1 / (1 / p.shared_gcells + 1 / p.fp_gcells);
+  }
   p.barrier_gcells = unbounded;
   if (c.policy == PolicyKind::device_tiling) {
     // Levels lag each other by whole planes (lazy streaming), so one
@@ -209,6 +261,10 @@ Prediction ceilings(Stencil const& s, Config const& c,
   };
   lower(p.shared_gcells, Limit::shared_memory);
   lower(p.fp_gcells, Limit::fp);
+  // In series the larger of the two times names the limit.
+  lower(p.serial_gcells,
+        p.shared_gcells <= p.fp_gcells ? Limit::shared_memory : Limit::fp);
+  lower(p.issue_gcells, Limit::instruction_issue);
   lower(p.barrier_gcells, Limit::barrier_latency);
   return p;
 }
@@ -225,6 +281,8 @@ std::string to_string(Limit limit) {
       return "FP throughput";
     case Limit::barrier_latency:
       return "barrier latency";
+    case Limit::instruction_issue:
+      return "instruction issue";
     case Limit::halo_redundancy:
       return "halo redundancy";
   }
@@ -258,16 +316,20 @@ std::ostream& operator<<(std::ostream& out, Prediction const& p) {
   ceiling(" ", "DRAM", p.dram_gcells);
   ceiling(", ", "shared", p.shared_gcells);
   ceiling(", ", "FP", p.fp_gcells);
+  ceiling(", ", "shared and FP in series", p.serial_gcells);
+  ceiling(", ", "issue", p.issue_gcells);
   ceiling(", ", "barrier", p.barrier_gcells);
-  return out << "; valid fraction " << p.valid_fraction << ", "
-             << p.shared_accesses << " shared accesses per cell and level)";
+  out << "; valid fraction " << p.valid_fraction << ", " << p.shared_accesses
+      << " shared accesses";
+  if (p.instructions > 0) out << " and " << p.instructions << " instructions";
+  return out << " per cell and level)";
 }
 
 namespace {
 
 // Bumped when a field changes meaning or a calibration kernel changes what
 // it measures: older files are then recalibrated, not misread.
-constexpr int cache_format = 1;
+constexpr int cache_format = 2;
 
 // The fields of a cache file, in the order they are written.
 struct Field {
@@ -329,6 +391,7 @@ std::vector<Field> const& fields() {
       STENCIL_MODEL_NUMBER_FIELD(fp64_gflops, true),
       STENCIL_MODEL_NUMBER_FIELD(barrier_us, true),
       STENCIL_MODEL_NUMBER_FIELD(exchange_us, false),
+      STENCIL_MODEL_NUMBER_FIELD(issue_gips, true),
       {"source", false, [](Device& d, std::string const& v) { d.source = v; },
        [](Device const& d) { return d.source; }},
   };
@@ -431,6 +494,8 @@ std::ostream& operator<<(std::ostream& out, Device const& d) {
       << d.fp64_gflops << " / FP32 " << d.fp32_gflops << " GFLOP/s, barrier "
       << d.barrier_us << " us";
   if (d.exchange_us > 0) out << ", exchange " << d.exchange_us << " us";
+  if (d.issue_gips > 0)
+    out << ", issue " << d.issue_gips << " G instructions/s";
   if (!d.source.empty()) out << " (" << d.source << ")";
   return out;
 }

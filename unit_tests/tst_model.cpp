@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -29,9 +30,9 @@ using stencil::model::predict;
 using stencil::model::Stencil;
 
 // Figures of the H200 this project measures on (perf_tests/results): copy
-// bandwidth with 16-byte items and the grid-sync cost; the shared-memory
-// and FP64/FP32 figures are 132 SMs at 1.98 GHz (128 B/clock, 64/128 FMA
-// per clock).
+// bandwidth with 16-byte items and the grid-sync cost; the shared-memory,
+// FP64/FP32 and issue figures are 132 SMs at 1.98 GHz (128 B/clock, 64/128
+// FMA per clock, 4 x 32 thread instructions per clock).
 Device h200() {
   return {.name = "H200",
           .compute_units = 132,
@@ -39,13 +40,15 @@ Device h200() {
           .shared_tbs = 33.4,
           .fp32_gflops = 66900,
           .fp64_gflops = 33450,
-          .barrier_us = 0.98};
+          .barrier_us = 0.98,
+          .issue_gips = 33454};
 }
 
 constexpr Stencil j2d5pt = Stencil::of<stencil::suite::J2d5pt, double>();
 constexpr Stencil j2d25pt_float = Stencil::of<stencil::suite::J2d25pt, float>();
 constexpr Stencil j3d7pt = Stencil::of<stencil::suite::J3d7pt, double>();
 constexpr Stencil j3d27pt = Stencil::of<stencil::suite::J3d27pt, double>();
+constexpr Stencil poisson = Stencil::of<stencil::suite::Poisson19pt, float>();
 
 struct Case {
   Stencil stencil;
@@ -76,6 +79,10 @@ TEST(Model, DescribesSuiteFunctors) {
   EXPECT_EQ(j2d5pt.value_size, 8);
   EXPECT_EQ(j2d25pt_float.value_size, 4);
   EXPECT_EQ(j3d27pt.shape, stencil::Shape::box);
+  // Every point of the shape, unless the functor says how many it reads.
+  EXPECT_EQ(j3d27pt.taps, 0);
+  EXPECT_EQ(poisson.taps, 19);
+  EXPECT_EQ((Stencil::of<stencil::suite::J3d17pt, double>().taps), 17);
 }
 
 TEST(Model, NaiveIsBoundByCopyBandwidth) {
@@ -83,13 +90,20 @@ TEST(Model, NaiveIsBoundByCopyBandwidth) {
   // One read and one write of 8 bytes per cell and step.
   EXPECT_DOUBLE_EQ(p.gcells, 4236.0 / 16);
   EXPECT_EQ(p.limit, Limit::dram);
-  EXPECT_EQ(p.shared_accesses, 0);
+  // Its 5 taps go through L1, the shared-memory array, far below its rate.
+  EXPECT_EQ(p.shared_accesses, 5);
+  EXPECT_DOUBLE_EQ(p.shared_gcells, 33.4e3 / (5 * 8));
   EXPECT_EQ(p.valid_fraction, 1);
   std::ostringstream text;
   text << p;
   EXPECT_NE(text.str().find("bound by DRAM bandwidth"), std::string::npos)
       << text.str();
-  EXPECT_NE(text.str().find("shared none"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("issue none"), std::string::npos) << text.str();
+  // 25 taps of 8 bytes per cell: L1 binds before DRAM.
+  auto const box = predict(Stencil::of<stencil::suite::J2d25pt, double>(),
+                           {PolicyKind::naive}, {8640, 8640, 0}, h200());
+  EXPECT_EQ(box.limit, Limit::shared_memory);
+  EXPECT_DOUBLE_EQ(box.gcells, 33.4e3 / (25 * 8));
 }
 
 TEST(Model, TemporalBlockingCountsItsSharedTraffic) {
@@ -100,9 +114,17 @@ TEST(Model, TemporalBlockingCountsItsSharedTraffic) {
                          {8352, 8352, 0}, h200());
   EXPECT_EQ(p.shared_accesses, 3);
   EXPECT_DOUBLE_EQ(p.valid_fraction, (256.0 - 24) / 256);
-  EXPECT_EQ(p.limit, Limit::shared_memory);
   EXPECT_GT(p.dram_gcells, p.shared_gcells);
-  EXPECT_DOUBLE_EQ(p.gcells, p.shared_gcells);
+  // At one block per SM the loads and the FMAs take their turns: their
+  // times add up.
+  EXPECT_DOUBLE_EQ(p.serial_gcells,
+                   1 / (1 / p.shared_gcells + 1 / p.fp_gcells));
+  // 3 shared accesses, 5 FMAs and the kernel's 30 other instructions per
+  // cell cost more issue slots than that.
+  EXPECT_DOUBLE_EQ(p.instructions, 3 + 5 + 30);
+  EXPECT_DOUBLE_EQ(p.issue_gcells, 33454 * p.valid_fraction / 38);
+  EXPECT_EQ(p.limit, Limit::instruction_issue);
+  EXPECT_DOUBLE_EQ(p.gcells, p.issue_gcells);
   // j2d25pt: 4 off-centre columns of 5 taps; 4 rows per thread load 8
   // values of each column, 2 per output cell.
   auto const box =
@@ -118,6 +140,49 @@ TEST(Model, TemporalBlockingCountsItsSharedTraffic) {
   auto const sweep =
       predict(j3d7pt, {PolicyKind::streaming_sweep}, {2560, 288, 384}, h200());
   EXPECT_EQ(sweep.shared_accesses, 7 + 1);
+}
+
+TEST(Model, ChargesIssueToTheNativeKernelsOnly) {
+  std::array<int, 3> const d2{8352, 8352, 0};
+  std::array<int, 3> const d3{2560, 288, 384};
+  auto const naive = predict(j2d5pt, {PolicyKind::naive}, d2, h200());
+  EXPECT_EQ(naive.issue_gcells, std::numeric_limits<double>::infinity());
+  EXPECT_EQ(naive.serial_gcells, std::numeric_limits<double>::infinity());
+  EXPECT_EQ(naive.instructions, 0);
+  // The sweep runs several blocks per SM: its pipes overlap, issue binds.
+  auto const sweep =
+      predict(j3d27pt, {PolicyKind::streaming_sweep}, d3, h200());
+  EXPECT_EQ(sweep.serial_gcells, std::numeric_limits<double>::infinity());
+  EXPECT_DOUBLE_EQ(sweep.instructions, 28 + 27 + 140);
+  EXPECT_DOUBLE_EQ(sweep.issue_gcells, 33454.0 / (28 + 27 + 140));
+  EXPECT_LE(sweep.gcells, sweep.issue_gcells);
+  // Device tiles: shared memory and FMAs in series, then issue.
+  auto const dt =
+      predict(j3d7pt, {PolicyKind::device_tiling, 6, 32, 32, 4}, d3, h200());
+  EXPECT_LT(dt.serial_gcells, dt.shared_gcells);
+  EXPECT_LT(dt.serial_gcells, dt.fp_gcells);
+  EXPECT_DOUBLE_EQ(dt.instructions, 4.5 + 7 + 224);
+  // Without an issue rate there is no issue ceiling, and nothing slower.
+  Device unknown = h200();
+  unknown.issue_gips = 0;
+  auto const free_issue =
+      predict(j3d7pt, {PolicyKind::device_tiling, 6, 32, 32, 4}, d3, unknown);
+  EXPECT_EQ(free_issue.issue_gcells, std::numeric_limits<double>::infinity());
+  EXPECT_GE(free_issue.gcells, dt.gcells);
+}
+
+TEST(Model, CountsAnFmaPerTap) {
+  // j2d25pt publishes 25 FLOPs for 25 taps; it does at least 25 FMAs.
+  auto const box =
+      predict(j2d25pt_float, {PolicyKind::temporal_blocking, 4, 384, 0, 4},
+              {8640, 8640, 0}, h200());
+  EXPECT_DOUBLE_EQ(box.fp_gcells, 66900 * box.valid_fraction / 50);
+  // poisson reads 19 of its box's 27 points.
+  auto const sweep =
+      predict(poisson, {PolicyKind::streaming_sweep}, {2560, 288, 384}, h200());
+  EXPECT_DOUBLE_EQ(sweep.fp_gcells, 66900.0 / 38);
+  EXPECT_DOUBLE_EQ(sweep.shared_accesses, 19 + 1);
+  EXPECT_DOUBLE_EQ(sweep.instructions, 20 + 19 + 140);
 }
 
 TEST(Model, MoreRowsPerThreadShareMoreLoads) {
@@ -142,6 +207,7 @@ TEST(Model, FasterDeviceIsNeverSlower) {
          d.fp64_gflops *= 2;
        }},
       {"barrier", [](Device& d) { d.barrier_us /= 2; }},
+      {"issue", [](Device& d) { d.issue_gips *= 2; }},
       {"units", [](Device& d) { d.compute_units *= 2; }},
   };
   for (auto const& c : cases()) {
@@ -224,6 +290,11 @@ TEST(Model, RefusesWhatItCannotDescribe) {
   bad = j2d5pt;
   bad.flops = 0;
   expect_refused(bad, naive, d2, h200(), "give at least 1");
+  bad = j2d5pt;
+  bad.taps = 6;
+  expect_refused(bad, naive, d2, h200(), "has 5: give 1 to 5, or 0");
+  bad.taps = -1;
+  expect_refused(bad, naive, d2, h200(), "reads -1 points");
   expect_refused(j2d5pt, naive, {100, 2, 0}, h200(), "needs at least 3");
   expect_refused(j2d5pt, {PolicyKind::temporal_blocking, 0, 256}, d2, h200(),
                  "give 1 or more");
@@ -319,6 +390,7 @@ TEST_F(CacheDirectory, RoundTripsEveryFigure) {
   EXPECT_EQ(back.fp64_gflops, d.fp64_gflops);
   EXPECT_EQ(back.barrier_us, d.barrier_us);
   EXPECT_EQ(back.exchange_us, d.exchange_us);
+  EXPECT_EQ(back.issue_gips, d.issue_gips);
   // Nothing is left beside it.
   int files = 0;
   for (auto const& entry : fs::directory_iterator(file.parent_path())) {
@@ -335,26 +407,26 @@ TEST_F(CacheDirectory, RoundTripsEveryFigure) {
 TEST_F(CacheDirectory, RefusesWhatItDidNotWrite) {
   expect_unreadable(dir / "missing.txt", "cannot read");
   std::string const good =
-      "format = 1\nname = H200\ncompute_units = 132\ncopy_gbs = 4253\n"
+      "format = 2\nname = H200\ncompute_units = 132\ncopy_gbs = 4253\n"
       "shared_tbs = 30\nfp32_gflops = 66908\nfp64_gflops = 33454\n"
-      "barrier_us = 0.9\n";
+      "issue_gips = 33454\nbarrier_us = 0.9\n";
   write_text(dir / "good.txt", "# comment\n\n" + good);
   EXPECT_EQ(stencil::model::read_device(dir / "good.txt").copy_gbs, 4253);
   write_text(dir / "no-format.txt", good.substr(good.find('\n') + 1));
-  expect_unreadable(dir / "no-format.txt", "no 'format = 1' line");
+  expect_unreadable(dir / "no-format.txt", "no 'format = 2' line");
   write_text(dir / "format.txt", "format = 7\n" + good.substr(11));
   expect_unreadable(dir / "format.txt", "line 1: format 7");
   write_text(dir / "no-eq.txt", good + "copy_gbs 12\n");
-  expect_unreadable(dir / "no-eq.txt", "line 9: 'copy_gbs 12' is not");
+  expect_unreadable(dir / "no-eq.txt", "line 10: 'copy_gbs 12' is not");
   write_text(dir / "twice.txt", good + "copy_gbs = 12\n");
   expect_unreadable(dir / "twice.txt", "'copy_gbs' appears twice");
   write_text(dir / "unknown.txt", good + "speed = 12\n");
   expect_unreadable(dir / "unknown.txt", "unknown field 'speed'");
   write_text(dir / "negative.txt",
-             "format = 1\nname = H200\ncompute_units = 132\n"
+             "format = 2\nname = H200\ncompute_units = 132\n"
              "copy_gbs = -3\n");
   expect_unreadable(dir / "negative.txt", "line 4: copy_gbs: '-3' is not");
-  write_text(dir / "fraction.txt", "format = 1\ncompute_units = 1.5\n");
+  write_text(dir / "fraction.txt", "format = 2\ncompute_units = 1.5\n");
   expect_unreadable(dir / "fraction.txt", "'1.5' is not a whole number");
   write_text(dir / "missing-field.txt",
              good.substr(0, good.find("barrier_us")));

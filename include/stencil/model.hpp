@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // A roofline model of the library's policies (EBISU, sections 5-6; the
 // performance-limits paper, section 2): the attainable GCells/s of a plan is
-// the lowest of its DRAM, on-chip memory, arithmetic and barrier ceilings,
-// each scaled by the fraction of computed cells that are valid (overlapped
-// tiles recompute their halos). It names the ceiling that binds, so a
-// measured row can be read against it, and it is what Auto will rank plans
-// by. Plain data in, plain data out: no Kokkos, no device.
+// the lowest of its DRAM, on-chip memory, arithmetic, instruction-issue and
+// barrier ceilings, each scaled by the fraction of computed cells that are
+// valid (overlapped tiles recompute their halos). The native temporal
+// kernels run at low occupancy, so for them the shared-memory and FMA times
+// of a cell add up instead of overlapping. It names the ceiling that binds,
+// so a measured row can be read against it. Plain data in, plain data out:
+// no Kokkos, no device.
 #pragma once
 
 #include <stencil/config.hpp>
@@ -30,6 +32,10 @@ struct Device {
   double fp32_gflops = 0;  ///< FP32 peak (an FMA counts as 2), GFLOP/s
   double fp64_gflops = 0;  ///< FP64 peak, GFLOP/s
   double barrier_us = 0;   ///< one device-wide barrier, microseconds
+  /// Thread instructions the device issues per second, G/s (a GPU: SMs x
+  /// schedulers x 32 lanes x clock); 0 = unknown, the model then has no
+  /// issue ceiling.
+  double issue_gips = 0;
   /// One round of DeviceTiling's rim exchange (publish the tile's rim, wait
   /// for the four neighbours'), microseconds; 0 = unknown, the model then
   /// charges a device-wide barrier per plane.
@@ -85,13 +91,20 @@ struct Stencil {
   Shape shape = Shape::star;
   int flops = 0;       ///< floating-point operations per cell update
   int value_size = 0;  ///< bytes per value: 4 or 8
+  /// Points the update reads; 0 = every point of the shape. A box that
+  /// reads only part of its cube (j3d17pt, poisson) says so here.
+  int taps = 0;
 
   /// The description of functor `Op` on values of type `T`; `Op` declares
-  /// `flops` besides the stencil traits (the suite's functors do).
+  /// `flops` besides the stencil traits (the suite's functors do), and
+  /// `taps` where it reads fewer points than its shape holds.
   template <class Op, class T>
   static constexpr Stencil of() {
-    return {Op::rank, Op::radius, Op::shape, Op::flops,
-            static_cast<int>(sizeof(T))};
+    int taps = 0;
+    if constexpr (requires { Op::taps; }) taps = Op::taps;
+    return {
+        Op::rank, Op::radius, Op::shape, Op::flops, static_cast<int>(sizeof(T)),
+        taps};
   }
 };
 
@@ -109,11 +122,12 @@ struct Config {
 
 /// What bounds a prediction.
 enum class Limit {
-  dram,             ///< DRAM bandwidth
-  shared_memory,    ///< on-chip memory bandwidth
-  fp,               ///< arithmetic throughput
-  barrier_latency,  ///< one rim exchange or barrier per streamed plane
-  halo_redundancy,  ///< recomputed halos: without them it would be >= 1.5x
+  dram,               ///< DRAM bandwidth
+  shared_memory,      ///< on-chip memory bandwidth
+  fp,                 ///< arithmetic throughput
+  barrier_latency,    ///< one rim exchange or barrier per streamed plane
+  instruction_issue,  ///< the instructions per cell, at the device's issue rate
+  halo_redundancy,    ///< recomputed halos: without them it would be >= 1.5x
 };
 
 std::string to_string(Limit limit);
@@ -124,9 +138,17 @@ struct Prediction {
   double dram_gcells = 0;
   double shared_gcells = 0;  ///< infinity where nothing goes through it
   double fp_gcells = 0;
-  double barrier_gcells = 0;   ///< infinity without device-wide barriers
+  double barrier_gcells = 0;  ///< infinity without device-wide barriers
+  /// Issue-bound rate: infinity for the portable policies and where the
+  /// device's issue rate is unknown.
+  double issue_gcells = 0;
+  /// The shared-memory and FMA time of a cell added, not overlapped: the
+  /// native temporal kernels run one or two blocks per SM, too few warps
+  /// to keep both pipes busy at once. Infinity for the other policies.
+  double serial_gcells = 0;
   double valid_fraction = 1;   ///< valid cells / computed cells
   double shared_accesses = 0;  ///< per cell and level, loads and the store
+  double instructions = 0;     ///< issued per cell and level (0: not modelled)
 };
 
 /// Predicts `config` for `stencil` on a grid of `extents` (interior cells,

@@ -4,8 +4,10 @@
 // The benchmark stencils of the published GPU temporal-blocking work
 // (STENCILGEN, AN5D, EBISU), with the coefficients those papers use, so that
 // results can be compared with theirs line by line. Each functor also
-// declares `name` and `flops` (floating-point operations per cell), which
-// the benchmarks use; the library itself needs only rank, radius and shape.
+// declares `name` and `flops` (floating-point operations per cell), and the
+// boxes that read part of their cube `taps` (the points they read), which
+// stencil::model and the benchmarks use; the library itself needs only
+// rank, radius and shape.
 // Coefficients are converted to the grid's value type, so float grids
 // compute in float. The stencils whose update ends in a division (by 118 or
 // 159) come in two forms (`Division`): as STENCILS.md writes them, exact
@@ -184,7 +186,7 @@ template <Division D>
 struct J3d17ptForm {
   static constexpr char const* name =
       detail::form_name<D>("j3d17pt", "j3d17pt-prescaled");
-  static constexpr int rank = 3, radius = 1, flops = 34;
+  static constexpr int rank = 3, radius = 1, flops = 34, taps = 17;
   static constexpr Shape shape = Shape::box;
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
@@ -238,7 +240,7 @@ using J3d27ptPrescaled = J3d27ptForm<Division::prescaled>;
 
 struct Poisson19pt {
   static constexpr char const* name = "poisson";
-  static constexpr int rank = 3, radius = 1, flops = 38;
+  static constexpr int rank = 3, radius = 1, flops = 38, taps = 19;
   static constexpr Shape shape = Shape::box;
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {

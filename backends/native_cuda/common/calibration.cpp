@@ -236,6 +236,9 @@ model::Device calibrate() {
   FmaLanes const lanes = fma_lanes_per_sm(prop.major, prop.minor);
   d.fp64_gflops = fma_gflops(d.compute_units, lanes.fp64, clock_hz);
   d.fp32_gflops = fma_gflops(d.compute_units, lanes.fp32, clock_hz);
+  // Four schedulers per SM since Volta, each issuing one warp instruction
+  // per clock.
+  d.issue_gips = d.compute_units * 4.0 * 32 * clock_hz * 1e-9;
   space.fence("stencil::model calibration");
   d.copy_gbs = copy_gbs(stream);
   d.shared_tbs = shared_tbs(stream, d.compute_units);

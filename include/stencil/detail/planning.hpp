@@ -93,17 +93,17 @@ inline std::string gcells_text(Plan const& p) {
 /// depth that fits), unless the model predicts Naive
 /// faster (it has not for any suite stencil: on an H200 the 1D suite ran
 /// 2.5-3.7x and the 2D suite 1.5-1.9x faster than Naive). The depth is the
-/// plan's measured default, not the model's: its predictions of the
-/// temporal kernels are 0.3-0.8 of the measured rates, not yet close
-/// enough to rank depths. No rule on the stencil's traits can rank them
-/// either: j2d5pt's divided and prescaled forms share every trait, yet in
-/// double the divided form runs fastest at depth 8 (13% ahead of depth 12)
-/// and the prescaled form at depth 12 (9% ahead of depth 8) (H200,
+/// plan's measured default, not the model's: it predicts the 2D suite's
+/// default rows within 25% (perf_tests/results/nvidia-h200-model.md), but
+/// depths lie closer together than that. No rule on the stencil's traits
+/// can rank them either: j2d5pt's divided and prescaled forms share every
+/// trait, yet in double the divided form runs fastest at depth 8 (13% ahead of
+/// depth 12) and the prescaled form at depth 12 (9% ahead of depth 8) (H200,
 /// perf_tests/results/nvidia-h200-depth-j2d5pt.md); the reason points at
 /// Auto{.tune = true}, which times the depths. Rank 3
-/// stays on Naive: the model overestimates device tiling 2-7x and cannot yet
-/// rank the 3D native policies, which beat Naive on some suite stencils and
-/// lose on others (perf_tests/results).
+/// stays on Naive: the model misses 3D rows by up to 2x either way, too
+/// far to rank the 3D native policies, which beat Naive on some suite
+/// stencils and lose on others (perf_tests/results).
 template <class ExecSpace, class T, class Op>
 void choose_automatically(Plan& p) {
   p.chosen_by_auto = true;
