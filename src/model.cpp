@@ -105,10 +105,12 @@ double shared_accesses(Stencil const& s, Config const& c) {
 // loads and stores, the ring's index arithmetic, the boundary selects and,
 // in 3D, the rim exchange. Not counted from SASS but fitted, one figure
 // per kernel family, to the default rows of every suite stencil in float
-// and double on an H200 (perf_tests/results/nvidia-h200-model.md), so each
-// also carries the family's shortfall from one instruction per scheduler
-// and clock. 0 for the portable policies, which the model bounds by DRAM
-// and shared memory only.
+// and double in the H200 runs of perf_tests/results before 0d268ec (auto-2d,
+// auto-3d, model-double/-float, sweep-2d, sweep-3d), so each also carries
+// the family's shortfall from one instruction per scheduler and clock
+// (checked since: perf_tests/results/nvidia-h200-model.md). 0 for the
+// portable policies: the model bounds them by DRAM and L1 only, with no
+// issue ceiling.
 double overhead_instructions(Stencil const& s, Config const& c) {
   switch (c.policy) {
     case PolicyKind::naive:
@@ -122,12 +124,6 @@ double overhead_instructions(Stencil const& s, Config const& c) {
       return 224;
   }
   return 0;
-}
-
-bool is_native(PolicyKind kind) {
-  return kind == PolicyKind::temporal_blocking ||
-         kind == PolicyKind::device_tiling ||
-         kind == PolicyKind::streaming_sweep;
 }
 
 // Valid cells over computed cells: an overlapped tile computes `depth *
@@ -232,8 +228,9 @@ Prediction ceilings(Stencil const& s, Config const& c,
   // are lower for some stencils (j2d25pt: 25 for 25 taps).
   p.fp_gcells = fp * f / std::max(s.flops, 2 * taps(s));
   p.issue_gcells = unbounded;
-  if (is_native(c.policy) && d.issue_gips > 0) {
-    p.instructions = p.shared_accesses + taps(s) + overhead_instructions(s, c);
+  if (double const overhead = overhead_instructions(s, c);
+      overhead > 0 && d.issue_gips > 0) {
+    p.instructions = p.shared_accesses + taps(s) + overhead;
     p.issue_gcells = d.issue_gips * f / p.instructions;
   }
   p.serial_gcells = unbounded;
