@@ -178,17 +178,13 @@ void check_selection(Options& o) {
                  [&](auto const& p) { precisions.push_back(p.name); });
   o.precisions = resolve("--precision", o.precisions, precisions);
 
-  std::vector<std::string> policies;
-  for_each_entry(policy_table(),
-                 [&](auto const& p) { policies.push_back(p.name); });
-  bool const all_policies = o.policies.empty();
-  o.policies = resolve("--policy", o.policies, policies);
-  if (all_policies) {
-    // An experiment, run only when named: its plan refuses padded rows that
-    // are not whole 16-byte items (float radius-1 rows of the suite) and
-    // prefetch 0, which would fail a run of every policy.
-    std::erase(o.policies, std::string("StreamingSweepBulk"));
-  }
+  std::vector<std::string> policies, by_default;
+  for_each_entry(policy_table(), [&](auto const& p) {
+    policies.push_back(p.name);
+    if (!p.only_when_named) by_default.push_back(p.name);
+  });
+  o.policies = o.policies.empty() ? by_default
+                                  : resolve("--policy", o.policies, policies);
 
   if (!o.backend.empty()) {
     std::string const space = Space::name();
