@@ -63,7 +63,8 @@ bool blocks_in_time(PolicyKind kind) {
 // with dx = 0; 3D: the z column, dx = dy = 0) and load the other taps line
 // by line along y, where `rows` adjacent output rows share each line: a
 // line of taps spanning `span` rows costs (span + rows - 1) / rows loads
-// per output cell. The single-step sweeps load every tap.
+// per output cell, and in 2D the `columns` a thread owns share it too. The
+// single-step sweeps load every tap.
 double shared_accesses(Stencil const& s, Config const& c) {
   switch (c.policy) {
     case PolicyKind::naive:
@@ -97,6 +98,10 @@ double shared_accesses(Stencil const& s, Config const& c) {
       loads += static_cast<double>(high - low + c.rows) / c.rows;
     }
   }
+  // A 2D thread that owns `columns` adjacent columns loads each line once
+  // for all of them (counted in values, though a pair loads them as
+  // 16-byte vectors, half the instructions).
+  if (s.rank == 2) loads /= c.columns;
   return loads + 1;
 }
 
@@ -163,6 +168,8 @@ void check(Stencil const& s, Config const& c, std::array<int, 3> const& extents,
   STENCIL_EXPECT(c.depth >= 1, "model: depth is ", c.depth,
                  "; give 1 or more time steps per pass");
   STENCIL_EXPECT(c.rows >= 1, "model: rows per thread is ", c.rows,
+                 "; give 1 or more");
+  STENCIL_EXPECT(c.columns >= 1, "model: columns per thread is ", c.columns,
                  "; give 1 or more");
   STENCIL_EXPECT(blocks_in_time(c.policy) || c.depth == 1,
                  "model: ", policy_name(c.policy),

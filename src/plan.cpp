@@ -88,8 +88,14 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
   if (p.policy == PolicyKind::temporal_blocking) {
     print_prefetch(p.rank == 1 ? "the tile loaded once per launch"
                                : "plain loads, an iteration ahead");
-    out << ", threads " << p.team_size << ", registers " << p.registers
-        << ", local memory " << p.local_memory_bytes << " B/thread"
+    out << ", threads " << p.team_size;
+    if (p.rank == 2) {
+      out << " (" << p.columns_per_thread
+          << (p.columns_per_thread == 1 ? " column" : " adjacent columns")
+          << " x " << p.rows_per_thread << " rows each)";
+    }
+    out << ", registers " << p.registers << ", local memory "
+        << p.local_memory_bytes << " B/thread"
         << ", shared " << p.scratch_bytes << " B/block, blocks " << p.blocks
         << ", blocks/SM " << p.blocks_per_sm;
   }

@@ -131,6 +131,13 @@ TEST(Model, TemporalBlockingCountsItsSharedTraffic) {
       predict(j2d25pt_float, {PolicyKind::temporal_blocking, 4, 384, 0, 4},
               {8640, 8640, 0}, h200());
   EXPECT_EQ(box.shared_accesses, 4 * 2 + 1);
+  // The same on a column pair with 2 rows per thread: each off-centre
+  // column's 6 values serve 2 rows of 2 cells.
+  auto const pair =
+      predict(j2d25pt_float, {PolicyKind::temporal_blocking, 3, 768, 0, 2, 2},
+              {10560, 10560, 0}, h200());
+  EXPECT_EQ(pair.shared_accesses, 4 * 6.0 / 4 + 1);
+  EXPECT_GT(pair.shared_gcells, box.shared_gcells);
   // j3d7pt: the z taps in registers, the y line (3 values for 1 tap, 4
   // rows: 6/4) and the two x taps (one load each).
   auto const dt = predict(j3d7pt, {PolicyKind::device_tiling, 8, 32, 32, 4},
@@ -298,6 +305,8 @@ TEST(Model, RefusesWhatItCannotDescribe) {
   expect_refused(j2d5pt, naive, {100, 2, 0}, h200(), "needs at least 3");
   expect_refused(j2d5pt, {PolicyKind::temporal_blocking, 0, 256}, d2, h200(),
                  "give 1 or more");
+  expect_refused(j2d5pt, {PolicyKind::temporal_blocking, 4, 256, 0, 3, 0}, d2,
+                 h200(), "columns per thread is 0; give 1 or more");
   expect_refused(j2d5pt, {PolicyKind::temporal_blocking, 4, 256, 0, 0}, d2,
                  h200(), "rows per thread is 0");
   expect_refused(j2d5pt, {PolicyKind::naive, 4}, d2, h200(),

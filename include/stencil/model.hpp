@@ -115,9 +115,13 @@ struct Config {
   int tile_x = 0;  ///< cells a block computes across x, halo included
   int tile_y = 0;  ///< and across y (rank-3 tiles)
   /// Adjacent output rows one thread computes in the native temporal
-  /// kernels (2D: 3 for stars, 4 for boxes; 3D: 4): the rows share the
+  /// kernels (2D: 3 for stars, 4 for boxes, 2 for column pairs; 3D: 4),
+  /// Plan::rows_per_thread: the rows share the
   /// neighbour values they load from shared memory.
   int rows = 1;
+  /// Adjacent columns one thread owns in the native 2D temporal kernel: a
+  /// pair loads the neighbouring columns once for both its cells.
+  int columns = 1;
 };
 
 /// What bounds a prediction.

@@ -30,6 +30,13 @@ bool fits(int depth, int prefetch) {
       depth, prefetch, stencil::native_cuda::current_device_limits());
 }
 
+template <class T, class Op>
+int columns_per_thread(int depth) {
+  return stencil::native_cuda::temporal_blocking::Kernel<T, Op>::thread_shape(
+             depth)
+      .columns;
+}
+
 /// The prefetch stages every rank-2 test runs with (rank 1 has none).
 template <class Op>
 std::vector<int> prefetches() {
@@ -116,6 +123,16 @@ void check_all_depths(Op const& op, std::array<int, Op::rank> small,
   }
   if (stencil_test::small_only()) return;
   for (int prefetch : prefetches<Op>()) {
+    if constexpr (Op::rank == 2) {
+      // Depths whose threads own column pairs are shallower than the
+      // deepest: run them across several strips too.
+      for (int depth = 1; depth <= max_depth<double, Op>(prefetch); ++depth) {
+        if (fits<double, Op>(depth, prefetch) &&
+            columns_per_thread<double, Op>(depth) > 1) {
+          check<double>(op, large, depth, {2 * depth + 1}, prefetch);
+        }
+      }
+    }
     int const deepest = max_depth<double, Op>(prefetch);
     check<double>(op, large, deepest, {1, deepest, 3 * deepest + 2}, prefetch);
     check<float>(op, large, max_depth<float, Op>(prefetch), {7}, prefetch);
@@ -234,6 +251,29 @@ TEST(TemporalBlocking, PlanReportsTheNativeLaunch) {
   EXPECT_NE(staged_text.str().find("prefetch 2 (cp.async)"), std::string::npos)
       << staged_text.str();
   EXPECT_GT(staged.scratch_bytes, p.scratch_bytes) << staged_text.str();
+  EXPECT_NE(text.str().find("(1 column x 3 rows each)"), std::string::npos)
+      << text.str();
+  // A double radius-2 box: threads own column pairs at the default depth;
+  // a star keeps a column per thread.
+  auto const default_plan = [](auto const& op) {
+    stencil::Grid<double, 2, Kokkos::CudaSpace> g("w", {64, 10560},
+                                                  {.halo = 2});
+    return stencil::plan(Kokkos::Cuda{}, g, op, stencil::TemporalBlocking{});
+  };
+  auto const pairs = default_plan(stencil::suite::J2d25pt{});
+  std::ostringstream pairs_text;
+  pairs_text << pairs;
+  EXPECT_EQ(pairs.columns_per_thread, 2) << pairs_text.str();
+  EXPECT_EQ(pairs.rows_per_thread, 2) << pairs_text.str();
+  EXPECT_EQ(pairs.depth, 3) << pairs_text.str();
+  EXPECT_EQ(pairs.tile.x + 2 * pairs.depth * 2, 2 * pairs.team_size)
+      << pairs_text.str();
+  EXPECT_NE(pairs_text.str().find("adjacent columns x 2 rows each"),
+            std::string::npos)
+      << pairs_text.str();
+  auto const star = default_plan(stencil::suite::J2d9pt{});
+  EXPECT_EQ(star.columns_per_thread, 1) << star;
+  EXPECT_EQ(star.rows_per_thread, 3) << star;
 }
 
 }  // namespace

@@ -267,17 +267,14 @@ model::Config model_config(Plan const& p) {
       int const halo = 2 * p.depth * p.radius;
       c.tile_x = p.tile.x + halo;
       c.tile_y = p.rank == 3 ? p.tile.y + halo : 0;
-      c.rows =
-          p.rank == 3
-              ? device_tiling::rows_per_thread<device_tiling::threads_per_block>
-          : p.rank == 2 ? (p.shape == Shape::star ? 3 : 4)
-                        : 1;
+      c.rows = std::max(1, p.rows_per_thread);
+      c.columns = std::max(1, p.columns_per_thread);
       break;
     }
     case PolicyKind::device_tiling:
       c.tile_x = p.tile.x;
       c.tile_y = p.tile.y;
-      c.rows = device_tiling::rows_per_thread<device_tiling::threads_per_block>;
+      c.rows = std::max(1, p.rows_per_thread);
       break;
     default:
       break;

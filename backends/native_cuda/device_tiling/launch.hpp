@@ -243,6 +243,8 @@ void plan(Plan& p, int requested_depth, int requested_prefetch) {
   p.prefetch = prefetch;
   p.tile = Tile{tile_x, tile_y, p.extents[0]};
   p.team_size = threads_per_block;
+  p.rows_per_thread = rows_per_thread<threads_per_block>;
+  p.columns_per_thread = 1;
   p.scratch_bytes = K::shared(depth, prefetch);
   p.registers = attributes.numRegs;
   p.local_memory_bytes = static_cast<int>(attributes.localSizeBytes);
@@ -473,6 +475,8 @@ void plan_isolated(Plan& p, int requested_depth, int requested_prefetch) {
   p.prefetch = prefetch;
   p.tile = Tile{t.core, t.core, t.z_segment};
   p.team_size = threads_per_block;
+  p.rows_per_thread = rows_per_thread<threads_per_block>;
+  p.columns_per_thread = 1;
   p.scratch_bytes = K::shared(depth, prefetch);
   p.registers = attributes.numRegs;
   p.local_memory_bytes = static_cast<int>(attributes.localSizeBytes);

@@ -64,6 +64,36 @@ constexpr int rows_2d_for() {
   return Op::shape == Shape::star ? 3 : 4;
 }
 
+/// The deepest depth at which a rank-2 thread of stencil `Op` on `T` owns
+/// a pair of adjacent columns (0: never). A pair reads the neighbouring
+/// columns of a row once for both its cells, as 16-byte loads: a radius-2
+/// box reads 4 values per row for two cells where a column per thread
+/// reads 4 per cell. The price is two register windows per thread, so a
+/// pair level computes 2 rows per iteration, and only at shallow depths.
+/// Measured on an H200 (double, GCells/s; `stencil_perf --size=larger
+/// --depth=...`, 1000 steps, 3 repetitions, and a throwaway launcher of
+/// this kernel for the shapes not kept):
+///  - radius-2 box, pairs on 384 threads (768 columns) at depth 3: j2d25pt
+///    317 on 10560² against 290 at depth 6 and 310 at depth 5 on single
+///    columns, the prescaled form 326-331 against 324-326; deeper pairs
+///    spill (depth 4, 8 bytes), and 256 threads with 4 rows (320) or 3 rows
+///    (367, spilling) were not kept;
+///  - not used: the radius-2 star (j2d9pt pairs at depth 6 on 256 threads:
+///    prescaled 622 against 584 on single columns at depth 7, but the exact
+///    form 436 against 526), the radius-1 box (pairs 546 at depth 8 on 256
+///    threads against 713), float (a radius-2 box pair 599 but spilling,
+///    against 563).
+template <class T, class Op>
+constexpr int deepest_pair_depth_2d() {
+  bool const double_radius_2_box =
+      sizeof(T) == 8 && Op::radius == 2 && Op::shape == Shape::box;
+  return double_radius_2_box ? 3 : 0;
+}
+template <class T, class Op>
+constexpr bool pairs_2d_at(int depth) {
+  return depth <= deepest_pair_depth_2d<T, Op>();
+}
+
 /// Window registers (the per-level register windows, the bulk of a
 /// pipeline's registers) that a `threads`-wide block of stencil `Op` on `T`
 /// may take without spilling: the register file allows 128 per thread at
@@ -87,16 +117,18 @@ constexpr int window_register_budget(int threads) {
   return Op::radius >= 2 ? (dbl ? 16 : 32) : (dbl ? 40 : 30);
 }
 
-/// Threads (and columns) of a rank-2 block at `depth`: the widest of 512,
-/// 384 and 256 whose register windows fit its budget and whose rings fit
-/// in shared memory. A wider block has more warps to hide the FP64 latency
-/// chains and less halo to recompute per valid column; a narrower one
-/// holds more levels (H200, prescaled suite, larger domains: the radius-2
-/// star at depth 7 on 384 columns 586 GCells/s against 563 at depth 8 on
-/// 256, the radius-1 box at depth 6 on 384 704 against 676 at depth 9 on
-/// 256, the radius-2 box at depth 6 on 384 337 against 324 on 256).
+/// Threads of a rank-2 block at `depth`: 384 for pairs (above);
+/// otherwise (one column per thread) the widest of 512, 384 and 256 whose
+/// register windows fit its budget and whose rings fit in shared memory. A
+/// wider block has more warps to hide the FP64 latency chains and less halo to
+/// recompute per valid column; a narrower one holds more levels (H200,
+/// prescaled suite, larger domains: the radius-2 star at depth 7 on 384 columns
+/// 586 GCells/s against 563 at depth 8 on 256, the radius-1 box at depth 6 on
+/// 384 704 against 676 at depth 9 on 256, the radius-2 box at depth 6 on 384
+/// 337 against 324 on 256).
 template <class T, class Op>
 constexpr int threads_2d_at(int depth) {
+  if (pairs_2d_at<T, Op>(depth)) return 384;
   int const rows = rows_2d_for<Op>();
   int const lag = rows + Op::radius;
   int const live = lag + rows + (Op::shape == Shape::star ? 0 : Op::radius);
@@ -116,16 +148,24 @@ constexpr int threads_2d_at(int depth) {
 template <class T, class Op, int Depth>
 inline constexpr int threads_2d = threads_2d_at<T, Op>(Depth);
 template <class T, class Op, int Depth>
-inline constexpr int rows_2d = rows_2d_for<Op>();
+inline constexpr int rows_2d = pairs_2d_at<T, Op>(Depth) ? 2
+                                                         : rows_2d_for<Op>();
+/// Adjacent columns a rank-2 thread owns (see PairNeighbourhood).
+template <class T, class Op, int Depth>
+inline constexpr int columns_2d = pairs_2d_at<T, Op>(Depth) ? 2 : 1;
 
 /// The compile-time shape of the rank-2 pipeline for stencil `Op` with
-/// `Threads` threads per block.
-template <class Op, int Threads, int Rows>
+/// `Threads` threads per block, each owning `Columns` adjacent columns.
+template <class Op, int Threads, int Rows, int Columns = 1>
 struct Pipeline2D {
+  static_assert(Columns == 1 || Columns == 2,
+                "a rank-2 thread owns one column or an aligned pair");
   static constexpr int radius = Op::radius;
   static constexpr bool star = Op::shape == Shape::star;
-  static constexpr int rows = Rows;      // per level per iteration
-  static constexpr int width = Threads;  // columns per block, one per thread
+  static constexpr int rows = Rows;  // per level per iteration
+  static constexpr int columns = Columns;
+  static constexpr int threads = Threads;
+  static constexpr int width = Threads * Columns;  // columns per block
   /// Rows between consecutive levels: the rows a level computes and their
   /// lower neighbours are all finished by the level above one iteration
   /// earlier.
@@ -136,11 +176,14 @@ struct Pipeline2D {
   static constexpr int ring = (live_rows + rows - 1) / rows * rows;
   /// Iterations after which the ring slots repeat: the unroll factor.
   static constexpr int period = ring / rows;
-  /// Register window per level: rows [y - r, y + lag) of the level below,
-  /// where y is the level's first row this iteration; the level reads the
-  /// first rows + 2r of them.
+  /// Register window per level and column: rows [y - r, y + lag) of the
+  /// level below, where y is the level's first row this iteration; the
+  /// level reads the first rows + 2r of them.
   static constexpr int window = lag + radius;
-  static constexpr int row_length = width + 2 * radius;  // pads for taps
+  /// Pads for the taps on either side of a row, a whole number of `Columns`
+  /// so that every thread's columns start on a vector boundary.
+  static constexpr int pad = (radius + Columns - 1) / Columns * Columns;
+  static constexpr int row_length = width + 2 * pad;
 
   /// Ring slot of the row `relative` rows after the segment's first.
   __host__ __device__ static constexpr int slot(int relative) {
@@ -149,9 +192,10 @@ struct Pipeline2D {
 };
 
 template <class T, class Op, int Depth, int Threads = threads_2d<T, Op, Depth>,
-          int Rows = rows_2d<T, Op, Depth>>
+          int Rows = rows_2d<T, Op, Depth>,
+          int Columns = columns_2d<T, Op, Depth>>
 constexpr std::size_t shared_bytes_2d() {
-  using P = Pipeline2D<Op, Threads, Rows>;
+  using P = Pipeline2D<Op, Threads, Rows, Columns>;
   return static_cast<std::size_t>(Depth) * P::ring * P::row_length * sizeof(T);
 }
 
@@ -160,17 +204,18 @@ constexpr std::size_t shared_bytes_2d() {
 /// own kernel so that the level loops unroll.
 template <class T, class Op>
 inline constexpr int max_compiled_depth_2d = [] {
-  using P = Pipeline2D<Op, threads_2d<T, Op, 12>, rows_2d<T, Op, 12>>;
+  using P = Pipeline2D<Op, threads_2d<T, Op, 12>, rows_2d<T, Op, 12>,
+                       columns_2d<T, Op, 12>>;
   int const fit = static_cast<int>(
       max_shared_per_block /
       (static_cast<std::size_t>(P::ring) * P::row_length * sizeof(T)));
   return fit < 12 ? fit : 12;
 }();
 
-/// The accessor the functor sees in the rank-2 kernel. `in(dy, 0)` reads the
-/// thread's register window, other taps the ring of the level below. All
-/// arguments are compile-time constants once the loops unroll, so the branch
-/// and the slot arithmetic fold away.
+/// The accessor the functor sees in the rank-2 kernel with a column per
+/// thread. `in(dy, 0)` reads the thread's register window, other taps the
+/// ring of the level below. All arguments are compile-time constants once
+/// the loops unroll, so the branch and the slot arithmetic fold away.
 template <class T, class P>
 struct StreamNeighbourhood {
   using value_type = T;
@@ -184,6 +229,74 @@ struct StreamNeighbourhood {
     return ring[P::slot(relative + dy) * P::row_length + dx];
   }
 };
+
+/// Rows of the level below a pair-of-columns thread reads from the ring in
+/// one iteration, and the neighbouring columns it reads of each: r on the
+/// left of its pair and r on the right.
+template <class P>
+inline constexpr int side_rows = P::rows + 2 * P::radius;
+template <class P>
+inline constexpr int side_columns = 2 * P::radius;
+
+/// The accessor for a thread that owns a pair of columns: taps in the pair
+/// read the two register windows, the others the neighbouring columns the
+/// thread loaded from the ring once for all its cells of the iteration (as
+/// 16-byte pairs where aligned: half the shared loads of a column per
+/// thread for a radius-2 box).
+template <class T, class P>
+struct PairNeighbourhood {
+  using value_type = T;
+  T const (&window)[P::columns][P::window];
+  T const (&side)[side_rows<P>][side_columns<P>];
+  int row;     // of this cell in the window, less the radius
+  int column;  // of this cell in the pair
+
+  __device__ __forceinline__ T operator()(int dy, int dx) const {
+    int const q = column + dx;
+    int const i = row + P::radius + dy;
+    if (q >= 0 && q < P::columns) return window[q][i];
+    return q < 0 ? side[i][q + P::radius] : side[i][P::radius + q - P::columns];
+  }
+};
+
+template <class T>
+struct VectorPair;
+template <>
+struct VectorPair<double> {
+  using type = double2;
+};
+template <>
+struct VectorPair<float> {
+  using type = float2;
+};
+
+/// Loads `Count` values from `row[Offset]` on into `out`, as aligned pairs
+/// where `Offset` is even (`row` is pair-aligned when Columns == 2).
+template <class T, int Columns, int Offset, int Count>
+__device__ __forceinline__ void load_run(T const* row, T* out) {
+  if constexpr (Count > 0) {
+    if constexpr (Columns == 2 && Count >= 2 && (Offset & 1) == 0) {
+      auto const v =
+          *reinterpret_cast<typename VectorPair<T>::type const*>(row + Offset);
+      out[0] = v.x;
+      out[1] = v.y;
+      load_run<T, Columns, Offset + 2, Count - 2>(row, out + 2);
+    } else {
+      out[0] = row[Offset];
+      load_run<T, Columns, Offset + 1, Count - 1>(row, out + 1);
+    }
+  }
+}
+
+/// Stores a thread's values of one row (one per column) at `to`.
+template <class T, int Columns>
+__device__ __forceinline__ void store_columns(T* to, T const (&v)[Columns]) {
+  if constexpr (Columns == 2) {
+    *reinterpret_cast<typename VectorPair<T>::type*>(to) = {v[0], v[1]};
+  } else {
+    to[0] = v[0];
+  }
+}
 
 template <class T, class Op>
 struct Params2D {
@@ -202,10 +315,10 @@ struct Params2D {
 /// Shared memory of the rank-2 staging ring for `prefetch` stages: s + 1
 /// slots of `rows` rows of the block's columns (none for prefetch 0).
 template <class T>
-constexpr std::size_t staging_bytes_2d(int prefetch, int threads, int rows) {
+constexpr std::size_t staging_bytes_2d(int prefetch, int width, int rows) {
   return prefetch == 0 ? 0
-                       : static_cast<std::size_t>(prefetch + 1) * rows *
-                             threads * sizeof(T);
+                       : static_cast<std::size_t>(prefetch + 1) * rows * width *
+                             sizeof(T);
 }
 
 /// How a warp computes the cells of a step. Chosen per warp, so that no
@@ -229,22 +342,30 @@ enum class StepMode { compute, copy, guarded };
 /// input comes through the staging ring (prefetch > 0); a kernel of its
 /// own, since a run-time choice between the two cost the plain-load kernel
 /// up to 18% (H200, j2d25pt float; 8% on j2d5pt double).
-template <class T, class Op, int Depth, bool Staged, int Threads, int Rows>
+template <class T, class Op, int Depth, bool Staged, int Threads, int Rows,
+          int Columns>
 __device__ __forceinline__ void stream_segment(Params2D<T, Op> const& p,
                                                T* const column, T* const staged,
                                                int strip, int y_begin,
                                                int y_end) {
-  using P = Pipeline2D<Op, Threads, Rows>;
+  using P = Pipeline2D<Op, Threads, Rows, Columns>;
   constexpr int r = P::radius, R = P::rows, L = P::lag, U = P::period;
-  constexpr int W = P::window;
+  constexpr int W = P::window, C = Columns;
   constexpr int level_stride = P::ring * P::row_length;
-  int const col = static_cast<int>(threadIdx.x);
+  int const col = static_cast<int>(threadIdx.x) * C;  // first of the thread's
   int const x_base = strip * p.valid_width - Depth * r;
-  int const x = x_base + col;
-  bool const x_interior = x >= 0 && x < p.nx;
-  bool const x_loadable = x >= -p.halo && x < p.nx + p.halo;
-  bool const x_output =
-      col >= Depth * r && col < Depth * r + p.valid_width && x < p.nx;
+  bool x_interior[C], x_loadable[C], x_output[C];
+  bool all_interior = true, any_interior = false;
+#pragma unroll
+  for (int h = 0; h < C; ++h) {
+    int const x = x_base + col + h;
+    x_interior[h] = x >= 0 && x < p.nx;
+    x_loadable[h] = x >= -p.halo && x < p.nx + p.halo;
+    x_output[h] =
+        col + h >= Depth * r && col + h < Depth * r + p.valid_width && x < p.nx;
+    all_interior = all_interior && x_interior[h];
+    any_interior = any_interior || x_interior[h];
+  }
   // Rows streamed through level 0: the segment plus depth*r rows of overlap
   // (or the boundary rows at the grid's edges).
   int const first = max(y_begin - Depth * r, -r);
@@ -253,15 +374,23 @@ __device__ __forceinline__ void stream_segment(Params2D<T, Op> const& p,
   int const needed = (y_end - first + Depth * L + R - 1) / R;
   int const iterations = (needed + U - 1) / U * U;
 
-  T const* const src = p.in + static_cast<long>(first + p.halo) * p.stride +
-                       (x_loadable ? x : 0) + p.halo;
-  T* const dst = p.out + static_cast<long>(p.halo) * p.stride + x + p.halo;
+  T const* src[C];
+#pragma unroll
+  for (int h = 0; h < C; ++h) {
+    src[h] = p.in + static_cast<long>(first + p.halo) * p.stride +
+             (x_loadable[h] ? x_base + col + h : 0) + p.halo;
+  }
+  T* const dst =
+      p.out + static_cast<long>(p.halo) * p.stride + x_base + col + p.halo;
 
-  T window[Depth][W];
+  T window[Depth][C][W];
 #pragma unroll
   for (int t = 0; t < Depth; ++t) {
 #pragma unroll
-    for (int i = 0; i < W; ++i) window[t][i] = T(0);
+    for (int h = 0; h < C; ++h) {
+#pragma unroll
+      for (int i = 0; i < W; ++i) window[t][h][i] = T(0);
+    }
   }
   // Prefetch s > 0: iteration k's rows are copied at iteration k - s into
   // staging slot k % (s + 1), the slot read at iteration k - 1.
@@ -271,23 +400,29 @@ __device__ __forceinline__ void stream_segment(Params2D<T, Op> const& p,
 #pragma unroll
     for (int j = 0; j < R; ++j) {
       int const relative = R * k + j;
-      T* const to = staged + (slot * R + j) * Threads;
-      if (x_loadable && first + relative < last) {
-        async.copy(to, src + static_cast<long>(relative) * p.stride);
-      } else {
-        *to = T(0);
+#pragma unroll
+      for (int h = 0; h < C; ++h) {
+        T* const to = staged + (slot * R + j) * P::width + h;
+        if (x_loadable[h] && first + relative < last) {
+          async.copy(to, src[h] + static_cast<long>(relative) * p.stride);
+        } else {
+          *to = T(0);
+        }
       }
     }
     async.commit();
   };
   int issue_slot = stages, read_slot = 0;
-  T incoming[R];
+  T incoming[R][C];
   if constexpr (!Staged) {
 #pragma unroll
     for (int j = 0; j < R; ++j) {
-      incoming[j] = (x_loadable && first + j < last)
-                        ? src[static_cast<long>(j) * p.stride]
-                        : T(0);
+#pragma unroll
+      for (int h = 0; h < C; ++h) {
+        incoming[j][h] = (x_loadable[h] && first + j < last)
+                             ? src[h][static_cast<long>(j) * p.stride]
+                             : T(0);
+      }
     }
   } else {
     for (int k = 0; k < stages; ++k) stage_input(k, k);
@@ -298,14 +433,17 @@ __device__ __forceinline__ void stream_segment(Params2D<T, Op> const& p,
     constexpr int u = decltype(phase)::value;
     // The next iteration's input rows, loaded a whole iteration ahead (or
     // those `stages` iterations ahead, copied).
-    [[maybe_unused]] T next[R];
+    [[maybe_unused]] T next[R][C];
     if constexpr (!Staged) {
 #pragma unroll
       for (int j = 0; j < R; ++j) {
         int const relative = R * (k + 1) + j;
-        next[j] = (x_loadable && first + relative < last)
-                      ? src[static_cast<long>(relative) * p.stride]
-                      : T(0);
+#pragma unroll
+        for (int h = 0; h < C; ++h) {
+          next[j][h] = (x_loadable[h] && first + relative < last)
+                           ? src[h][static_cast<long>(relative) * p.stride]
+                           : T(0);
+        }
       }
     } else {
       stage_input(k + stages, issue_slot);
@@ -318,22 +456,44 @@ __device__ __forceinline__ void stream_segment(Params2D<T, Op> const& p,
     for (int t = Depth; t >= 1; --t) {
       T const* const below = column + (t - 1) * level_stride;
       int const y0 = first + R * k - t * L;
-      T result[R];
+      // A pair's neighbouring columns, rows y0 - r to y0 + R + r: loaded
+      // once for both columns' cells (unused rows of a star fold away).
+      [[maybe_unused]] T side[side_rows<P>][side_columns<P>];
+      if constexpr (C > 1 && mode != StepMode::copy) {
+#pragma unroll
+        for (int i = 0; i < side_rows<P>; ++i) {
+          T const* const row =
+              below + P::slot(R * u - t * L + i - r) * P::row_length;
+          load_run<T, C, -r, r>(row, side[i]);
+          load_run<T, C, C, r>(row, side[i] + r);
+        }
+      }
+      T result[R][C];
 #pragma unroll
       for (int j = 0; j < R; ++j) {
-        // Boundary cells keep their value at every time level.
-        T const centre = window[t - 1][j + r];
-        if constexpr (mode == StepMode::copy) {
-          result[j] = centre;
-        } else {
-          StreamNeighbourhood<T, P> const nb{window[t - 1], below, j,
-                                             R * u - t * L + j};
-          T const value = static_cast<T>(p.op(nb));
-          if constexpr (mode == StepMode::guarded) {
-            int const y = y0 + j;
-            result[j] = x_interior && y >= 0 && y < p.ny ? value : centre;
+#pragma unroll
+        for (int h = 0; h < C; ++h) {
+          // Boundary cells keep their value at every time level.
+          T const centre = window[t - 1][h][j + r];
+          if constexpr (mode == StepMode::copy) {
+            result[j][h] = centre;
           } else {
-            result[j] = value;
+            T value;
+            if constexpr (C == 1) {
+              StreamNeighbourhood<T, P> const nb{window[t - 1][0], below, j,
+                                                 R * u - t * L + j};
+              value = static_cast<T>(p.op(nb));
+            } else {
+              PairNeighbourhood<T, P> const nb{window[t - 1], side, j, h};
+              value = static_cast<T>(p.op(nb));
+            }
+            if constexpr (mode == StepMode::guarded) {
+              int const y = y0 + j;
+              result[j][h] =
+                  x_interior[h] && y >= 0 && y < p.ny ? value : centre;
+            } else {
+              result[j][h] = value;
+            }
           }
         }
       }
@@ -341,41 +501,59 @@ __device__ __forceinline__ void stream_segment(Params2D<T, Op> const& p,
         T* const ring = column + t * level_stride;
 #pragma unroll
         for (int j = 0; j < R; ++j) {
-          ring[P::slot(R * u - t * L + j) * P::row_length] = result[j];
-          window[t][W - R + j] = result[j];
+          store_columns<T, C>(ring + P::slot(R * u - t * L + j) * P::row_length,
+                              result[j]);
+#pragma unroll
+          for (int h = 0; h < C; ++h) window[t][h][W - R + j] = result[j][h];
         }
       } else {
 #pragma unroll
         for (int j = 0; j < R; ++j) {
           int const y = y0 + j;
-          if (x_output && y >= y_begin && y < y_end) {
-            dst[static_cast<long>(y) * p.stride] = result[j];
+#pragma unroll
+          for (int h = 0; h < C; ++h) {
+            if (x_output[h] && y >= y_begin && y < y_end) {
+              dst[static_cast<long>(y) * p.stride + h] = result[j][h];
+            }
           }
         }
       }
 #pragma unroll
-      for (int i = 0; i + R < W; ++i) window[t - 1][i] = window[t - 1][i + R];
+      for (int h = 0; h < C; ++h) {
+#pragma unroll
+        for (int i = 0; i + R < W; ++i) {
+          window[t - 1][h][i] = window[t - 1][h][i + R];
+        }
+      }
     }
     if constexpr (Staged) {
       async.wait();
 #pragma unroll
       for (int j = 0; j < R; ++j) {
-        incoming[j] = staged[(read_slot * R + j) * Threads];
+#pragma unroll
+        for (int h = 0; h < C; ++h) {
+          incoming[j][h] = staged[(read_slot * R + j) * P::width + h];
+        }
       }
       read_slot = read_slot == stages ? 0 : read_slot + 1;
     }
 #pragma unroll
     for (int j = 0; j < R; ++j) {
-      column[P::slot(R * u + j) * P::row_length] = incoming[j];
-      window[0][W - R + j] = incoming[j];
-      if constexpr (!Staged) incoming[j] = next[j];
+      store_columns<T, C>(column + P::slot(R * u + j) * P::row_length,
+                          incoming[j]);
+#pragma unroll
+      for (int h = 0; h < C; ++h) {
+        window[0][h][W - R + j] = incoming[j][h];
+        if constexpr (!Staged) incoming[j][h] = next[j][h];
+      }
     }
   };
 
   using Compute = std::integral_constant<StepMode, StepMode::compute>;
   using Copy = std::integral_constant<StepMode, StepMode::copy>;
   using Guarded = std::integral_constant<StepMode, StepMode::guarded>;
-  unsigned const interior_lanes = __ballot_sync(~0u, x_interior);
+  unsigned const interior_lanes = __ballot_sync(~0u, all_interior);
+  unsigned const touching_lanes = __ballot_sync(~0u, any_interior);
   for (int k0 = 0; k0 < iterations; k0 += U) {
     // Rows every level touches in these U iterations.
     bool const rows_interior =
@@ -386,7 +564,7 @@ __device__ __forceinline__ void stream_segment(Params2D<T, Op> const& p,
             constexpr std::integral_constant<int, Phase> phase{};
             // One call site per mode: each inlines the whole step, and a
             // second copy of one cost instruction-cache misses.
-            if (interior_lanes == 0u) {
+            if (touching_lanes == 0u) {
               step(Copy{}, phase, k0 + Phase);
             } else if (rows_interior && interior_lanes == ~0u) {
               step(Compute{}, phase, k0 + Phase);
@@ -406,21 +584,22 @@ __device__ __forceinline__ void stream_segment(Params2D<T, Op> const& p,
 
 template <class T, class Op, int Depth, bool Staged,
           int Threads = threads_2d<T, Op, Depth>,
-          int Rows = rows_2d<T, Op, Depth>>
+          int Rows = rows_2d<T, Op, Depth>,
+          int Columns = columns_2d<T, Op, Depth>>
 __global__ void __launch_bounds__(Threads, 1)
     temporal_blocking_2d(Params2D<T, Op> const p) {
-  using P = Pipeline2D<Op, Threads, Rows>;
+  using P = Pipeline2D<Op, Threads, Rows, Columns>;
   extern __shared__ __align__(16) unsigned char shared_raw[];
   T* const queue = reinterpret_cast<T*>(shared_raw);
   // Slots not yet written in a segment are read only by cells whose results
   // are discarded; zero them once so those stay finite.
-  for (int k = threadIdx.x; k < Depth * P::ring * P::row_length;
-       k += P::width) {
+  for (int k = threadIdx.x; k < Depth * P::ring * P::row_length; k += Threads) {
     queue[k] = T(0);
   }
   __syncthreads();
-  T* const column = queue + P::radius + threadIdx.x;
-  T* const staged = queue + Depth * P::ring * P::row_length + threadIdx.x;
+  T* const column = queue + P::pad + threadIdx.x * Columns;
+  T* const staged =
+      queue + Depth * P::ring * P::row_length + threadIdx.x * Columns;
 
   long const total = static_cast<long>(p.strips) * p.ny;
   long const begin = static_cast<long>(blockIdx.x) * p.rows_per_block;
@@ -431,8 +610,8 @@ __global__ void __launch_bounds__(Threads, 1)
     int const y_begin = static_cast<int>(g - static_cast<long>(strip) * p.ny);
     int const y_end =
         static_cast<int>(end - g < p.ny - y_begin ? y_begin + (end - g) : p.ny);
-    stream_segment<T, Op, Depth, Staged, Threads, Rows>(p, column, staged,
-                                                        strip, y_begin, y_end);
+    stream_segment<T, Op, Depth, Staged, Threads, Rows, Columns>(
+        p, column, staged, strip, y_begin, y_end);
     g += y_end - y_begin;
   }
 }

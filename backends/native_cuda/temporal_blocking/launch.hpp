@@ -59,8 +59,10 @@ struct Kernel {
       return dispatch_2d<1>(depth, [&](auto d) {
         constexpr int Depth = decltype(d)::value;
         return shared_bytes_2d<T, Op, Depth>() +
-               staging_bytes_2d<T>(prefetch, threads_2d<T, Op, Depth>,
-                                   rows_2d<T, Op, Depth>);
+               staging_bytes_2d<T>(
+                   prefetch,
+                   threads_2d<T, Op, Depth> * columns_2d<T, Op, Depth>,
+                   rows_2d<T, Op, Depth>);
       });
     }
   }
@@ -73,16 +75,32 @@ struct Kernel {
       return max_compiled_depth_2d<T, Op>;
     }
   }
-  static int threads(int depth) {
-    return rank == 1 ? threads_per_block : block_width(depth);
+  /// How a block of the kernel for `depth` is laid out: its threads, and
+  /// the output rows (per level and iteration) and adjacent columns each
+  /// thread computes; rank 1: one cell at a time.
+  struct ThreadShape {
+    int threads, rows, columns;
+  };
+  static ThreadShape thread_shape(int depth) {
+    if constexpr (rank == 1) {
+      (void)depth;
+      return {threads_per_block, 1, 1};
+    } else {
+      return dispatch_2d<1>(depth, [](auto d) {
+        constexpr int Depth = decltype(d)::value;
+        return ThreadShape{threads_2d<T, Op, Depth>, rows_2d<T, Op, Depth>,
+                           columns_2d<T, Op, Depth>};
+      });
+    }
   }
+  static int threads(int depth) { return thread_shape(depth).threads; }
   /// Cells (rank 1) or columns (rank 2) a block computes, halo included.
   static int block_width(int depth) {
     if constexpr (rank == 1) {
       return tile_cells_1d;
     } else {
-      return dispatch_2d<1>(
-          depth, [](auto d) { return threads_2d<T, Op, decltype(d)::value>; });
+      ThreadShape const shape = thread_shape(depth);
+      return shape.threads * shape.columns;
     }
   }
   /// f(std::integral_constant<int, depth>) for a run-time depth.
@@ -127,24 +145,28 @@ struct Kernel {
   }
   /// Where the plan chooses the depth itself (depth = 0). Rank 2: a
   /// radius-1 star takes the deepest depth that fits (its few shared reads
-  /// per cell make deep blocking pay even on a narrower block); other
-  /// stencils the deepest on a block of at least 384 columns (their halo
-  /// grows faster with the depth), else the deepest. Rank 1: 12 (EBISU used
-  /// 4 to 12). Measured on an H200 (`stencil_perf --stencil=2d
+  /// per cell make deep blocking pay even on a narrower block); where
+  /// threads can own column pairs (double radius-2 boxes, see
+  /// deepest_pair_depth_2d), the deepest pair depth; other stencils the
+  /// deepest on a block of at least 384 columns (their halo grows faster
+  /// with the depth), else the deepest. Rank 1: 12 (EBISU used 4 to 12).
+  /// Measured on an H200 (`stencil_perf --stencil=2d
   /// --policy=TemporalBlocking --depth=...`, see the native README): double
-  /// j2d5pt 12 (256 columns), j2d9pt 7 (384), j2d9pt-gol 6 (384), j2d25pt 6
-  /// (384). The performance model (Auto) will replace this rule.
+  /// j2d5pt 12 (256 columns), j2d9pt 7 (384), j2d9pt-gol 6 (384), j2d25pt 3
+  /// (pairs, 768 columns).
   static int default_depth(DeviceLimits const& device, int prefetch) {
     if constexpr (rank == 1) {
       return std::min(12, max_depth(device, 0));
     } else {
       bool const narrow_pays = Op::shape == Shape::star && Op::radius == 1;
-      int deepest = 0, deepest_wide = 0;
+      int deepest = 0, deepest_wide = 0, deepest_pair = 0;
       for (int depth = 1; depth <= max_compiled_depth_2d<T, Op>; ++depth) {
         if (!fits(depth, prefetch, device)) continue;
         deepest = depth;
-        if (threads(depth) >= 384) deepest_wide = depth;
+        if (block_width(depth) >= 384) deepest_wide = depth;
+        if (pairs_2d_at<T, Op>(depth)) deepest_pair = depth;
       }
+      if (deepest_pair > 0) return deepest_pair;
       return narrow_pays || deepest_wide == 0 ? deepest : deepest_wide;
     }
   }
@@ -289,6 +311,8 @@ void plan(Plan& p, int requested_depth, int requested_prefetch) {
   p.prefetch = prefetch;
   p.tile = Tile{g.valid_width, Op::rank == 2 ? g.rows_per_block : 1, 1};
   p.team_size = K::threads(depth);
+  p.rows_per_thread = K::thread_shape(depth).rows;
+  p.columns_per_thread = K::thread_shape(depth).columns;
   p.scratch_bytes = g.shared_bytes;
   p.registers = attributes.numRegs;
   p.local_memory_bytes = static_cast<int>(attributes.localSizeBytes);

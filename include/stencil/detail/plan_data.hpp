@@ -52,6 +52,11 @@ struct Plan {
   int local_memory_bytes = 0;  ///< per thread; non-zero means spills
   int blocks = 0;              ///< blocks per launch
   int blocks_per_sm = 0;       ///< resident blocks per multiprocessor
+  /// Temporal kernels (rank 2 and 3): output rows one thread computes per
+  /// level and iteration, and adjacent columns it owns (rank 2: 1, or a
+  /// pair that shares its neighbours' loads).
+  int rows_per_thread = 0;
+  int columns_per_thread = 0;
   /// DeviceTiling: launches per `depth` steps (regions of the xy plane run
   /// one after another) and how the blocks exchange their tiles' rims.
   int regions = 0;
