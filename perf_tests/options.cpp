@@ -201,8 +201,10 @@ Options:
   --stencil=LIST        comma-separated stencil names, or 1d, 2d, 3d, all
   --precision=LIST      double, float (default: both)
   --policy=LIST         policy names, e.g. Naive,SpatialBlocking,Auto
-                        (default: all but StreamingSweepBulk, the native
-                        sweep with cp.async.bulk, which runs when named)
+                        (default: all but StreamingSweepBulk and
+                        StreamingSweepAsync, the native sweep with its
+                        copies forced to cp.async.bulk or cp.async, which
+                        run when named)
   --backend=NAME        fail unless the benchmarks run on this Kokkos
                         execution space (e.g. Cuda, OpenMP, Serial)
   --size=SIZE           'paper' (paper domain, steps = EBISU depth),

@@ -129,15 +129,19 @@ auto native_policy_table() {
                     ranks<1, 3>},
         PolicyEntry{"DeviceTiling", stencil::DeviceTiling{}, ranks<3, 3>},
         // One kernel per step through shared memory, measured against the
-        // DRAM-bound ceiling and Naive.
+        // DRAM-bound ceiling and Naive; its plan chooses the copies (bulk
+        // copies on rank 2 where they can run, cp.async elsewhere).
         PolicyEntry{"StreamingSweep", stencil::StreamingSweep{}, ranks<2, 3>},
-        // The same with its lines moved by cp.async.bulk (sm_90), measured
-        // beside it to decide whether the bulk copies earn a place. Only
-        // when named: its plan refuses prefetch 0 and padded rows that are
-        // not whole 16-byte items (the suite's float radius-1 rows), which
-        // would fail a run of every policy.
+        // The same with each kind of copy forced, to measure the plan's
+        // choice against the other. Only when named. Bulk copies: the plan
+        // refuses prefetch 0 and padded rows that are not whole 16-byte
+        // items (the suite's float radius-1 rows), which would fail a run of
+        // every policy.
         PolicyEntry{"StreamingSweepBulk",
                     stencil::StreamingSweep{.prefetch = -1, .bulk_copy = true},
+                    ranks<2, 3>, true},
+        PolicyEntry{"StreamingSweepAsync",
+                    stencil::StreamingSweep{.prefetch = -1, .bulk_copy = false},
                     ranks<2, 3>, true},
     };
   } else {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <optional>
 #include <type_traits>
 
 namespace stencil {
@@ -56,19 +57,21 @@ struct DeviceTiling {
 /// or periodic boundaries, any radius): one kernel per time step, each
 /// block streaming a tile along the slowest dimension through shared
 /// memory, the next `prefetch` lines or planes copied in asynchronously
-/// (cp.async) while the current one is computed. DRAM-bound by design, for
-/// what temporal blocking cannot run. `prefetch` is the number of copies in
+/// while the current one is computed. DRAM-bound by design, for what
+/// temporal blocking cannot run. `prefetch` is the number of copies in
 /// flight: 0 for plain loads, up to 4, or -1 to let the plan choose.
 ///
 /// `bulk_copy = true` (compute capability 9.0 and newer) moves each line of
 /// a unit with one `cp.async.bulk` issued by one thread and completed on an
-/// mbarrier, instead of a 16-byte cp.async per thread; it needs at least one
-/// stage of prefetch (-1 becomes the plan's default, 0 is refused) and
+/// mbarrier, instead of a 16-byte `cp.async` per thread; it needs at least
+/// one stage of prefetch (-1 becomes the plan's default, 0 is refused) and
 /// padded rows (x extent plus twice the halo) of a whole number of 16-byte
-/// items. Off by default: see the native README for where it wins.
+/// items. `false` always copies with `cp.async`. Left unset, the plan
+/// chooses bulk copies for rank-2 grids where they can run (they win there,
+/// and lose on rank 3: see the native README) and says so.
 struct StreamingSweep {
   int prefetch = -1;
-  bool bulk_copy = false;
+  std::optional<bool> bulk_copy = std::nullopt;
 };
 
 /// Let the library choose the backend, policy and parameters. The choice is

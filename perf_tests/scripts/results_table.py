@@ -96,9 +96,10 @@ def short_plan(plan):
     depth = re.search(r"depth (\d+)", plan)
     if depth and depth.group(1) != "1":
         words.append("depth " + depth.group(1))
-    prefetch = re.search(r"prefetch (\d+|off)", plan)
+    prefetch = re.search(r"prefetch (\d+|off)( \(cp\.async\.bulk)?", plan)
     if prefetch:
-        words.append("prefetch " + prefetch.group(1))
+        words.append("prefetch " + prefetch.group(1) +
+                     (" (bulk copies)" if prefetch.group(2) else ""))
     if "chosen by Auto" in plan:
         words.append("(Auto)")
     fallback = re.search(r"this space's backend is (\w+), which does not "

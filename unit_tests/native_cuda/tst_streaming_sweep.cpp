@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The native single-step sweep against the reference loop: every 2D and 3D
 // suite stencil, float and double, fixed and periodic boundaries, every
-// number of prefetch stages (0 = plain loads), the bulk copies on sm_90,
-// sizes that are not multiples of the 1024-cell lines or 64x16 tiles, and
-// grids long enough that blocks stream many ring periods (2D) or many
-// segments follow each other (3D).
+// number of prefetch stages (0 = plain loads), the bulk copies on sm_90 and
+// the plan's own choice of copies, sizes that are not multiples of the
+// 1024-cell lines or 64x16 tiles, and grids long enough that thousands of
+// segments follow each other.
 #include "../reference.hpp"
 #include "native_test.hpp"
 
@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <sstream>
 
 namespace {
@@ -29,18 +30,31 @@ bool bulk_copies_run() {
   return stencil::native_cuda::current_device_limits().compute_capability >= 90;
 }
 
+/// Whether a plan that leaves the copies to it should choose bulk copies:
+/// rank 2 on sm_90, at least one stage, padded rows of whole 16-byte items.
+template <class T, int Rank>
+bool bulk_by_default(std::array<int, Rank> const& extents, int halo,
+                     int stages) {
+  return Rank == 2 && bulk_copies_run() && stages >= 1 &&
+         (extents[Rank - 1] + 2 * halo) * sizeof(T) % 16 == 0;
+}
+
+/// `bulk` unset: the plan chooses, and must choose as bulk_by_default says.
 template <class T, class Op>
 void check(Op const& op, std::array<int, Op::rank> extents, int prefetch,
            stencil::Boundary boundary, std::initializer_list<int> step_counts,
-           int halo = Op::radius, bool bulk = false) {
+           int halo = Op::radius, std::optional<bool> bulk = false) {
   stencil::StreamingSweep const policy{prefetch, bulk};
   constexpr int rank = Op::rank;
   unsigned seed = 31;
   for (int steps : step_counts) {
     std::ostringstream where;
     where << Op::name << ' ' << (sizeof(T) == 4 ? "float" : "double")
-          << " prefetch=" << prefetch << (bulk ? " bulk" : "") << ' '
-          << stencil::to_string(boundary) << " steps=" << steps
+          << " prefetch=" << prefetch
+          << (!bulk   ? " copies chosen by the plan"
+              : *bulk ? " bulk"
+                      : "")
+          << ' ' << stencil::to_string(boundary) << " steps=" << steps
           << " halo=" << halo << " extents=";
     for (int e : extents) where << e << ' ';
     SCOPED_TRACE(where.str());
@@ -54,7 +68,8 @@ void check(Op const& op, std::array<int, Op::rank> extents, int prefetch,
     ASSERT_EQ(p.backend, stencil::Backend::native_cuda);
     ASSERT_EQ(p.policy, stencil::PolicyKind::streaming_sweep);
     if (prefetch >= 0) ASSERT_EQ(p.prefetch, prefetch);
-    ASSERT_EQ(p.bulk_copy, bulk);
+    ASSERT_EQ(p.bulk_copy, bulk.value_or(bulk_by_default<T, rank>(extents, halo,
+                                                                  p.prefetch)));
     EXPECT_EQ(p.local_memory_bytes, 0) << "the kernel spills: " << p;
     // The policy, not the plan p: iterate plans it again (the same plan)
     // and compiles only this policy's kernels, where a Plan argument would
@@ -88,6 +103,11 @@ void check_all(Op const& op, std::array<int, Op::rank> small,
     }
     check<double>(op, tiled, -1, boundary, {3});
     check<float>(op, tiled, 1, boundary, {2});
+    // The plan's choice of copies: bulk copies for rank 2 on sm_90 where the
+    // rows are whole 16-byte items (the widened grid), cp.async elsewhere.
+    check<double>(op, whole_items<Op::rank>(tiled, Op::radius), -1, boundary,
+                  {3}, Op::radius, std::nullopt);
+    check<float>(op, small, -1, boundary, {2}, Op::radius, std::nullopt);
     // A wider halo moves the tiles' 16-byte alignment.
     check<double>(op, tiled, 2, boundary, {2}, Op::radius + 1);
     check<float>(op, tiled, 3, boundary, {2}, Op::radius + 1);
@@ -107,7 +127,10 @@ void check_all(Op const& op, std::array<int, Op::rank> small,
     check<double>(op, whole_items<Op::rank>(long_grid, Op::radius), -1,
                   stencil::Boundary::fixed, {2}, Op::radius, true);
   }
-  check<double>(op, long_grid, -1, stencil::Boundary::fixed, {2});
+  check<double>(op, long_grid, -1, stencil::Boundary::fixed, {2}, Op::radius,
+                std::nullopt);
+  check<double>(op, long_grid, 3, stencil::Boundary::fixed, {1}, Op::radius,
+                false);
   check<double>(op, long_grid, 0, stencil::Boundary::periodic, {1});
   check<float>(op, long_grid, max_prefetch_stages, stencil::Boundary::fixed,
                {3});
@@ -116,9 +139,12 @@ void check_all(Op const& op, std::array<int, Op::rank> small,
 // Rows whose padded length is a multiple of 16 bytes move 16-byte items,
 // others single cells: 2D 37x53 (one partial tile, single cells), 301x2054
 // (three tiles across x, 16-byte items in both precisions), 20001x1100
-// (segments of many ring periods; 16-byte items in double only); 3D
-// 17x23x29 (one partial tile, single cells), 29x45x70 (2x3 partial tiles,
-// 16-byte items), 900x45x70 (57 segments of 16 planes per tile).
+// (16-byte items in double only; 3334 segments of 6 lines per tile for a
+// radius of 1, 2501 of 8 for a radius of 2: a segment reads 4r + 4 lines,
+// more than the ring holds, 2r + 2 + stages, at all but 4 stages on radius
+// 1, so the ring wraps within a segment); 3D 17x23x29 (one partial tile,
+// single cells), 29x45x70 (2x3 partial tiles, 16-byte items), 900x45x70 (57
+// segments of 16 planes per tile).
 template <class Op>
 void check_2d(Op const& op) {
   check_all(op, {37, 53}, {301, 2054}, {20001, 1100});
@@ -232,6 +258,32 @@ TEST(StreamingSweep, PlanReportsTheLaunch) {
     }
     std::cout << text.str() << '\n';
   }
+  // Left to the plan, a rank-2 grid whose padded rows are whole 16-byte
+  // items gets bulk copies on sm_90; one whose rows are not gets cp.async.
+  stencil::Grid<double, 2, Kokkos::CudaSpace> whole("whole", {300, 1022});
+  stencil::Grid<float, 2, Kokkos::CudaSpace> ragged("ragged", {300, 1021});
+  auto const chosen =
+      stencil::plan(Kokkos::Cuda{}, whole, stencil::suite::J2d5pt{},
+                    stencil::StreamingSweep{});
+  auto const fallback =
+      stencil::plan(Kokkos::Cuda{}, ragged, stencil::suite::J2d5pt{},
+                    stencil::StreamingSweep{});
+  EXPECT_EQ(chosen.bulk_copy, bulk_copies_run()) << chosen;
+  EXPECT_FALSE(fallback.bulk_copy) << fallback;
+  std::ostringstream chosen_text, fallback_text;
+  chosen_text << chosen;
+  fallback_text << fallback;
+  for (char const* part : {"6 lines per block", "prefetch 3 ("}) {
+    EXPECT_NE(chosen_text.str().find(part), std::string::npos)
+        << chosen_text.str();
+  }
+  if (bulk_copies_run()) {
+    EXPECT_NE(chosen_text.str().find("cp.async.bulk"), std::string::npos)
+        << chosen_text.str();
+  }
+  EXPECT_NE(fallback_text.str().find("prefetch 3 (cp.async)"),
+            std::string::npos)
+      << fallback_text.str();
 }
 
 }  // namespace

@@ -20,17 +20,19 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace stencil::native_cuda::streaming_sweep {
 
-/// Prefetch stages when the policy leaves the choice to the plan, from the
-/// sweep of 0-4 stages on an H200 (native README, "Streaming sweep"): one
-/// stage beats plain loads on 16 of the 18 2D and 3D rows (by up to 75%,
-/// float j3d13pt) and is within 4% of the best number of stages on all but
-/// four (within 7%); it loses 4% on j2d5pt double. The model (Auto) is to
-/// choose per stencil.
-inline constexpr int default_prefetch = 1;
+/// Prefetch stages when the policy leaves the choice to the plan. H200,
+/// sustained sizes, median GCells/s over 0-4 stages of every 2D and 3D
+/// suite row (perf_tests/results/nvidia-h200-streaming-segments.md): 3
+/// stages are faster than plain loads on all 18 rows (by 1-80%) and the
+/// best or within 3% of it on 16; j2d9pt-gol double (211 against 219 at 2)
+/// and j3d7pt double (195 against 204 at 4) lose more. The model (Auto) is
+/// to choose per stencil.
+inline constexpr int default_prefetch = 3;
 
 template <class T, class Op>
 struct Kernel {
@@ -53,11 +55,6 @@ struct Kernel {
   }
 };
 
-/// Planes a block streams in rank 3 (its pipeline refills 2r planes per
-/// segment, which the block streaming the segment before has just read:
-/// mostly L2 hits).
-inline constexpr int rank3_segment = 16;
-
 /// How a grid's units are cut into tiles.
 struct Tiling {
   int tiles_x = 0;
@@ -76,22 +73,26 @@ Tiling tiling(std::array<int, 3> const& extents, int halo) {
                 Op::rank == 3 ? extents[0] : extents[1]};
 }
 
-/// Units a block streams, when `resident_blocks` fit on the device at once.
-template <class Op>
-int segment_length(Tiling const& t, [[maybe_unused]] int resident_blocks) {
-  if constexpr (Op::rank == 3) {
-    // Short segments in many waves, as the hardware schedules them in
-    // order: the blocks running at any time then read a few neighbouring
-    // slabs of planes. Long segments, one wave of blocks that drift apart
-    // in z, left the DRAM half busy (ncu: 49%). H200, j3d7pt double, 64x16
-    // tiles: 16 planes 219 GCells/s and 32 planes 200 (prefetch 4), one
-    // segment per resident block 153 (prefetch 2).
-    return std::min(t.units, rank3_segment);
-  } else {
-    // As many segments as fill the resident blocks, at least one.
-    int const segments = std::clamp(resident_blocks / t.tiles, 1, t.units);
-    return (t.units + segments - 1) / segments;
-  }
+/// Units (lines in 2D, planes in 3D) a block streams. Blocks take short
+/// segments in many waves, which the hardware schedules in order, so that
+/// the blocks running at any time read and write a few neighbouring slabs
+/// of the grid (and each other's first and last 2r units from L2) rather
+/// than places spread over all of it. H200, random values, median GCells/s
+/// over 1000 (2D) or 256 (3D) steps of a throwaway launcher of this kernel
+/// at chosen segment lengths (perf_tests/results/
+/// nvidia-h200-streaming-segments.md):
+/// - rank 2, 2r + 4 lines: j2d5pt double 8352^2 with bulk copies and 3
+///   stages, segments of 4, 6 and 8 lines 231, 241 and 237; with cp.async,
+///   6, 8, 16 lines and one segment per resident block (190) 236, 234, 222
+///   and 213; j2d9pt 6, 8, 12 and 16 lines 235, 232, 221 and 219. The heavy
+///   j2d25pt would rather have long ones (8 and 32 lines: 178 and 185), so
+///   the segment is for the model to choose per stencil, as the stages are;
+/// - rank 3, 16 planes: j3d7pt double 2560x288x384, 2 stages, 6, 8 and 16
+///   planes 202, 206 and 211 (the 2r planes a segment reads again cost more
+///   in 3D, where a unit is 18 rows of 68 cells for 16 of 64).
+template <int Rank, int Radius>
+constexpr int segment_length(Tiling const& t) {
+  return std::min(t.units, Rank == 3 ? 16 : 2 * Radius + 4);
 }
 
 /// Whether every padded row of an x extent `nx` with `halo` is a whole
@@ -131,11 +132,26 @@ void expect_bulk_copy_runs(Plan const& p, DeviceLimits const& device,
   }
 }
 
+/// Whether a plan that leaves the copies to it moves lines with
+/// cp.async.bulk: on rank 2 where bulk copies can run (sm_90, at least one
+/// stage, padded rows of whole 16-byte items). H200, j2d5pt double 8352^2,
+/// random values, 6-line segments: 3 stages 241 GCells/s with bulk copies
+/// against 235-236 with cp.async, 4 stages 243.5 (copy ceiling 266). On rank 3
+/// a unit is 18-20 short lines, which one thread issues in turn, and bulk
+/// copies lost 2-48% (nvidia-h200-bulk-copy.md).
+template <class T, class Op>
+bool bulk_copy_by_default(Plan const& p, DeviceLimits const& device,
+                          int stages) {
+  return Op::rank == 2 && device.compute_capability >= 90 && stages >= 1 &&
+         rows_of_whole_items<T>(p.extents[2], p.halo);
+}
+
 /// Resolves a StreamingSweep policy into `p`: refuses what the device
 /// cannot run, before anything runs. `requested_prefetch` < 0: the
-/// default.
+/// default; `requested_bulk` unset: bulk_copy_by_default.
 template <class T, class Op>
-void plan(Plan& p, int requested_prefetch, bool bulk_copy = false) {
+void plan(Plan& p, int requested_prefetch,
+          std::optional<bool> requested_bulk = std::nullopt) {
   static_assert(Op::rank == 2 || Op::rank == 3,
                 "StreamingSweep streams lines of a rank-2 grid or planes of "
                 "a rank-3 grid");
@@ -144,7 +160,9 @@ void plan(Plan& p, int requested_prefetch, bool bulk_copy = false) {
   expect_native_gpu(device, "StreamingSweep");
   int const resolved = resolve_prefetch(device, "StreamingSweep",
                                         requested_prefetch, default_prefetch);
-  if (bulk_copy) expect_bulk_copy_runs<T>(p, device, requested_prefetch);
+  if (requested_bulk.value_or(false)) {
+    expect_bulk_copy_runs<T>(p, device, requested_prefetch);
+  }
   int largest = max_prefetch_stages;  // that fits; -1: none
   while (largest >= 0 && !K::fits(largest, device)) --largest;
   int const stages =
@@ -162,6 +180,9 @@ void plan(Plan& p, int requested_prefetch, bool bulk_copy = false) {
                      : std::string("; not even prefetch 0 fits")));
   }
 
+  bool const bulk_copy = requested_bulk.has_value()
+                             ? *requested_bulk
+                             : bulk_copy_by_default<T, Op>(p, device, stages);
   STENCIL_EXPECT(!bulk_copy || stages >= 1,
                  "StreamingSweep: bulk_copy needs at least one stage of "
                  "prefetch, and with radius ",
@@ -175,8 +196,7 @@ void plan(Plan& p, int requested_prefetch, bool bulk_copy = false) {
   int const per_sm =
       resident_blocks_per_sm(function, threads_per_block, shared_bytes);
   Tiling const t = tiling<T, Op>(p.extents, p.halo);
-  int const segment =
-      segment_length<Op>(t, std::max(1, per_sm) * device.multiprocessors);
+  int const segment = segment_length<Op::rank, Op::radius>(t);
   cudaFuncAttributes attributes{};
   STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, function));
 
