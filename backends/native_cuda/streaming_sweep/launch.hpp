@@ -103,47 +103,52 @@ constexpr bool rows_of_whole_items(int nx, int halo) {
   return (nx + 2 * halo) % vector_cells<T> == 0;
 }
 
-/// Refuses bulk copies where they cannot run: below sm_90, without a
-/// stage of prefetch, or on padded rows that are not whole 16-byte items.
+/// Why bulk copies cannot run for `p` with `prefetch` stages (-1: the
+/// plan's default) on `device`; empty where they can: they need sm_90, a
+/// stage of prefetch, and padded rows of whole 16-byte items.
 template <class T>
-void expect_bulk_copy_runs(Plan const& p, DeviceLimits const& device,
-                           int requested_prefetch) {
-  STENCIL_EXPECT(device.compute_capability >= 90,
-                 "StreamingSweep: bulk_copy needs compute capability 9.0 or "
-                 "newer (cp.async.bulk); ",
-                 device.name, " is ", device.compute_capability / 10, ".",
-                 device.compute_capability % 10, "; use bulk_copy = false");
-  STENCIL_EXPECT(requested_prefetch != 0,
-                 "StreamingSweep: bulk_copy copies asynchronously, so it needs "
-                 "at least one stage of prefetch, and prefetch is 0; use 1 to ",
-                 max_prefetch_stages, ", or -1 for the plan's default");
+std::string bulk_copy_obstacle(Plan const& p, DeviceLimits const& device,
+                               int prefetch) {
+  using stencil::detail::concat;
+  if (device.compute_capability < 90) {
+    return concat(
+        "StreamingSweep: bulk_copy needs compute capability 9.0 or newer "
+        "(cp.async.bulk); ",
+        device.name, " is ", device.compute_capability / 10, ".",
+        device.compute_capability % 10, "; use bulk_copy = false");
+  }
+  if (prefetch == 0) {
+    return concat(
+        "StreamingSweep: bulk_copy copies asynchronously, so it needs at "
+        "least one stage of prefetch, and prefetch is 0; use 1 to ",
+        max_prefetch_stages, ", or -1 for the plan's default");
+  }
   if (!rows_of_whole_items<T>(p.extents[2], p.halo)) {
     int const padded = p.extents[2] + 2 * p.halo;
     constexpr int vector = vector_cells<T>;
     int const fitting = p.extents[2] + (vector - padded % vector);
-    stencil::detail::throw_error(stencil::detail::concat(
+    return concat(
         "StreamingSweep: bulk_copy moves whole 16-byte items of each padded "
         "row, but this grid's padded row (x extent ",
         p.extents[2], " + 2 x halo ", p.halo, " = ", padded, " values of ",
         sizeof(T),
         " bytes) is not a multiple of 16 bytes; use an x extent "
         "that makes it one (e.g. ",
-        fitting, "), or bulk_copy = false"));
+        fitting, "), or bulk_copy = false");
   }
+  return {};
 }
 
 /// Whether a plan that leaves the copies to it moves lines with
-/// cp.async.bulk: on rank 2 where bulk copies can run (sm_90, at least one
-/// stage, padded rows of whole 16-byte items). H200, j2d5pt double 8352^2,
-/// random values, 6-line segments: 3 stages 241 GCells/s with bulk copies
-/// against 235-236 with cp.async, 4 stages 243.5 (copy ceiling 266). On rank 3
-/// a unit is 18-20 short lines, which one thread issues in turn, and bulk
-/// copies lost 2-48% (nvidia-h200-bulk-copy.md).
+/// cp.async.bulk: on rank 2 wherever they can run. H200, j2d5pt double
+/// 8352^2, random values, 6-line segments: 3 stages 241 GCells/s with bulk
+/// copies against 235-236 with cp.async, 4 stages 243.5 (copy ceiling 266).
+/// On rank 3 a unit is 18-20 short lines, which one thread issues in turn,
+/// and bulk copies lost 2-48% (nvidia-h200-bulk-copy.md).
 template <class T, class Op>
 bool bulk_copy_by_default(Plan const& p, DeviceLimits const& device,
                           int stages) {
-  return Op::rank == 2 && device.compute_capability >= 90 && stages >= 1 &&
-         rows_of_whole_items<T>(p.extents[2], p.halo);
+  return Op::rank == 2 && bulk_copy_obstacle<T>(p, device, stages).empty();
 }
 
 /// Resolves a StreamingSweep policy into `p`: refuses what the device
@@ -161,7 +166,9 @@ void plan(Plan& p, int requested_prefetch,
   int const resolved = resolve_prefetch(device, "StreamingSweep",
                                         requested_prefetch, default_prefetch);
   if (requested_bulk.value_or(false)) {
-    expect_bulk_copy_runs<T>(p, device, requested_prefetch);
+    std::string const obstacle =
+        bulk_copy_obstacle<T>(p, device, requested_prefetch);
+    if (!obstacle.empty()) stencil::detail::throw_error(obstacle);
   }
   int largest = max_prefetch_stages;  // that fits; -1: none
   while (largest >= 0 && !K::fits(largest, device)) --largest;
