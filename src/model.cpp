@@ -113,9 +113,14 @@ double shared_accesses(Stencil const& s, Config const& c) {
 // and double in the H200 runs of perf_tests/results before 0d268ec (auto-2d,
 // auto-3d, model-double/-float, sweep-2d, sweep-3d), so each also carries
 // the family's shortfall from one instruction per scheduler and clock
-// (checked since: perf_tests/results/nvidia-h200-model.md). 0 for the
-// portable policies: the model bounds them by DRAM and L1 only, with no
-// issue ceiling.
+// (checked since: perf_tests/results/nvidia-h200-model.md). In 3D they are
+// stand-ins for latency, not counts: Nsight Compute counts 29-77
+// instructions per cell for DeviceTiling and 62-125 for the 3D sweep, issued
+// in 23-45% of the schedulers' cycles in double, and DeviceTiling's time per
+// streamed plane grows with its depth, which one figure per family cannot
+// follow (perf_tests/results/nvidia-h200-ncu-counts.md). 0 for the portable
+// policies: the model bounds them by DRAM and L1 only, with no issue
+// ceiling.
 double overhead_instructions(Stencil const& s, Config const& c) {
   switch (c.policy) {
     case PolicyKind::naive:
