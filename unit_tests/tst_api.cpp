@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <sstream>
 #include <string>
 
@@ -17,6 +18,8 @@ namespace {
 
 using stencil::suite::J2d5pt;
 using stencil::suite::J2d9pt;
+using stencil::suite::J3d13pt;
+using stencil::suite::J3d27pt;
 using stencil::suite::J3d7pt;
 
 using stencil_test::expect_error;
@@ -208,6 +211,54 @@ TYPED_TEST(Api, AutoSaysWhatItChoseAndWhy) {
   EXPECT_TRUE(stencil_test::matches(stencil_test::read_back(g),
                                     stencil_test::read_back(h), init,
                                     stencil::Boundary::fixed, 7));
+}
+
+// In 3D, untimed Auto follows a rule on the value type, shape and radius
+// measured on the suite where the native backend is there: SM tiling for
+// double radius-1 boxes, the native sweep for double radius-2 stars, Naive
+// otherwise; a grid the native plan refuses (periodic, for SM tiling) gets
+// Naive with the refusal. Whether each choice computes what the reference
+// does is tst_stencils_3d's business (it runs Auto on every 3D stencil).
+TYPED_TEST(Api, AutoIn3DChoosesByValueTypeShapeAndRadius) {
+  using Memory = typename TypeParam::memory_space;
+  std::array<int, 3> const extents{17, 23, 29};
+  auto const auto_plan = [&]<class T, class Op>(T, Op op,
+                                                stencil::Boundary boundary =
+                                                    stencil::Boundary::fixed) {
+    stencil::Grid<T, 3, Memory> g("g", extents,
+                                  {.halo = Op::radius, .boundary = boundary});
+    return stencil::plan(TypeParam{}, g, op, stencil::Auto{});
+  };
+  auto const box = auto_plan(double{}, J3d27pt{});
+  auto const box_periodic =
+      auto_plan(double{}, J3d27pt{}, stencil::Boundary::periodic);
+  auto const box_float = auto_plan(float{}, J3d27pt{});
+  auto const star2 = auto_plan(double{}, J3d13pt{});
+  auto const star1 = auto_plan(double{}, J3d7pt{});
+  for (auto const* p : {&box, &box_periodic, &box_float, &star2, &star1}) {
+    EXPECT_TRUE(p->chosen_by_auto);
+    EXPECT_FALSE(p->reason.empty());
+  }
+  EXPECT_EQ(box_periodic.policy, stencil::PolicyKind::naive);
+  EXPECT_EQ(box_float.policy, stencil::PolicyKind::naive);
+  EXPECT_EQ(star1.policy, stencil::PolicyKind::naive);
+  if constexpr (stencil::native_available_v<TypeParam>) {
+    EXPECT_EQ(box.policy, stencil::PolicyKind::temporal_blocking);
+    EXPECT_EQ(box.depth, 2);
+    EXPECT_NE(box.reason.find("SM tiling"), std::string::npos) << box.reason;
+    EXPECT_NE(box.reason.find("the model predicts"), std::string::npos)
+        << box.reason;
+    EXPECT_NE(box_periodic.reason.find("cannot run"), std::string::npos)
+        << box_periodic.reason;
+    EXPECT_NE(box_float.reason.find("float"), std::string::npos)
+        << box_float.reason;
+    EXPECT_EQ(star2.policy, stencil::PolicyKind::streaming_sweep);
+    EXPECT_NE(star2.reason.find("single-step sweep"), std::string::npos)
+        << star2.reason;
+  } else {
+    EXPECT_EQ(box.policy, stencil::PolicyKind::naive);
+    EXPECT_EQ(star2.policy, stencil::PolicyKind::naive);
+  }
 }
 
 TYPED_TEST(Api, PlanForAnotherGridIsRefused) {

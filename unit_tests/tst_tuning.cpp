@@ -136,8 +136,8 @@ TYPED_TEST(Tuning, TimesCopiesLeavesTheGridAndCachesTheWinner) {
 }
 
 TYPED_TEST(Tuning, IterateWithTunedAutoMatchesNaiveIn3D) {
-  // In 3D on the native backend the single-step sweep's prefetch depths are
-  // among the candidates.
+  // In 3D on the native backend the single-step sweep's prefetch depths
+  // and SM tiling's depths are among the candidates.
   std::array<int, 3> const extents{17, 23, 29};
   this->template expect_runs_like_naive<3>(extents, J3d7pt{},
                                            stencil::Auto{.tune = true}, 5);
@@ -151,6 +151,60 @@ TYPED_TEST(Tuning, IterateWithTunedAutoMatchesNaiveIn3D) {
                                      stencil::Auto{.tune = true});
     EXPECT_NE(timed.tuning.find("StreamingSweep prefetch 2"), std::string::npos)
         << timed.tuning;
+    // ... and SM tiling at Auto's depths.
+    for (int depth = 1; depth <= stencil::detail::auto_sm_tiling_depths;
+         ++depth) {
+      EXPECT_NE(timed.tuning.find("TemporalBlocking depth " +
+                                  std::to_string(depth) + " prefetch 0"),
+                std::string::npos)
+          << timed.tuning;
+    }
+  }
+}
+
+// Auto compiles SM tiling (rank-3 TemporalBlocking) at depths 1 to
+// auto_sm_tiling_depths only: a cached plan of such a depth runs through
+// those kernels, a deeper one is refused and tuned again.
+TYPED_TEST(Tuning, ACachedSmTilingPlanRunsAndADeeperOneIsTunedAgain) {
+  if constexpr (!stencil::native_available_v<TypeParam>) {
+    GTEST_SKIP() << "SM tiling is a native CUDA policy";
+  } else {
+    std::array<int, 3> const extents{17, 23, 29};
+    typename TestFixture::template Grid<3> g("g", extents);
+    (void)stencil::plan(TypeParam{}, g, J3d7pt{}, stencil::Auto{.tune = true});
+    auto const cache_with = [&](std::string const& policy_depth_prefetch) {
+      std::string cache = read_text(this->cache_file());
+      std::size_t const from = cache.find(" = ", cache.find("| rank 3 |"));
+      std::size_t const to = cache.find(" tile ", from);
+      ASSERT_NE(to, std::string::npos) << cache;
+      cache.replace(from + 3, to - from - 3, policy_depth_prefetch);
+      std::ofstream(this->cache_file()) << cache;
+    };
+    cache_with("TemporalBlocking depth 2 prefetch 1");
+    auto const cached =
+        stencil::plan(TypeParam{}, g, J3d7pt{}, stencil::Auto{.tune = true});
+    EXPECT_EQ(cached.tuning.rfind("read from", 0), 0u) << cached.tuning;
+    EXPECT_EQ(cached.policy, stencil::PolicyKind::temporal_blocking);
+    EXPECT_EQ(cached.depth, 2);
+    EXPECT_EQ(cached.prefetch, 1);
+    // 7 steps: three launches of depth 2 and one of the remainder.
+    this->template expect_runs_like_naive<3>(extents, J3d7pt{},
+                                             stencil::Auto{.tune = true}, 7);
+
+    int const deeper = stencil::detail::auto_sm_tiling_depths + 1;
+    cache_with("TemporalBlocking depth " + std::to_string(deeper) +
+               " prefetch 0");
+    auto const again =
+        stencil::plan(TypeParam{}, g, J3d7pt{}, stencil::Auto{.tune = true});
+    EXPECT_EQ(again.reason.rfind("tuned: fastest of ", 0), 0u) << again.reason;
+    EXPECT_NE(again.tuning.find("the cached plan no longer runs"),
+              std::string::npos)
+        << again.tuning;
+    EXPECT_NE(again.tuning.find("Auto runs SM tiling at depths 1 to " +
+                                std::to_string(deeper - 1)),
+              std::string::npos)
+        << again.tuning;
+    EXPECT_LE(again.depth, deeper - 1);
   }
 }
 

@@ -20,6 +20,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -32,12 +33,23 @@ namespace detail {
 
 template <>
 struct Native<Kokkos::Cuda> {
-  template <class T, class Op>
+  /// The deepest SM-tiling kernel a set of `Kinds` compiles.
+  template <class T, class Op, PolicyKinds Kinds>
+  static constexpr int sm_tiling_depths =
+      (Kinds & auto_depths_only) != 0
+          ? std::min(auto_sm_tiling_depths,
+                     native_cuda::device_tiling::max_compiled_depth<T, Op>)
+          : native_cuda::device_tiling::max_compiled_depth<T, Op>;
+
+  /// `Kinds`: the kernels the plan may use (auto_depths_only caps rank-3
+  /// depths at Auto's).
+  template <class T, class Op, PolicyKinds Kinds = native_kinds>
   static void plan_temporal_blocking(Plan& p, TemporalBlocking const& policy) {
     if constexpr (Op::rank == 3) {
       // SM tiling: the device-tiling kernel on isolated, overlapped tiles.
-      native_cuda::device_tiling::plan_isolated<T, Op>(p, policy.depth,
-                                                       policy.prefetch);
+      native_cuda::device_tiling::plan_isolated<T, Op,
+                                                sm_tiling_depths<T, Op, Kinds>>(
+          p, policy.depth, policy.prefetch);
     } else {
       native_cuda::temporal_blocking::plan<T, Op>(p, policy.depth,
                                                   policy.prefetch);
@@ -107,7 +119,8 @@ struct Native<Kokkos::Cuda> {
     if constexpr (Rank == 3 &&
                   (Kinds & kind_bit(PolicyKind::temporal_blocking)) != 0) {
       if (runs(PolicyKind::temporal_blocking)) {
-        native_cuda::device_tiling::run_isolated(space, grid, op, steps, p);
+        native_cuda::device_tiling::run_isolated<
+            sm_tiling_depths<T, Op, Kinds>>(space, grid, op, steps, p);
         return;
       }
     }

@@ -82,7 +82,7 @@ struct StreamingSweep {
 /// STENCIL_AUTO_TUNE=1 in the environment) times every plan Auto can run for
 /// the grid on a scratch copy of it (the grid is left as it is; the copy
 /// needs as much memory again) and takes the fastest: on an H200 0.4-0.7 s
-/// for a 2D suite grid and 1-2.4 s for a 3D one, once per device, functor
+/// for a 2D suite grid and 0.3-0.5 s for a 3D one, once per device, functor
 /// and grid shape, since the winner is cached in
 /// stencil::model::cache_directory()/tuning.txt (delete it to tune again).
 /// The plan lists every time measured.
@@ -111,6 +111,17 @@ constexpr PolicyKinds kind_bit(PolicyKind kind) {
 inline constexpr PolicyKinds native_kinds =
     kind_bit(PolicyKind::temporal_blocking) |
     kind_bit(PolicyKind::device_tiling) | kind_bit(PolicyKind::streaming_sweep);
+
+/// Not a policy but a restriction on one: in a set with temporal_blocking,
+/// rank-3 TemporalBlocking (SM tiling) compiles its kernels of depths 1 to
+/// auto_sm_tiling_depths only, the depths Auto chooses from, so that
+/// iterate(..., Auto{}) does not compile a dozen deeper ones.
+inline constexpr PolicyKinds auto_depths_only = 1u << 16;
+
+/// The deepest SM tiling Auto runs: deeper, the recomputed overlap of a
+/// 32x32 tile made every suite stencil slower than depth 3 or less (H200,
+/// perf_tests/results/nvidia-h200-depths-3d.md).
+inline constexpr int auto_sm_tiling_depths = 3;
 
 }  // namespace detail
 

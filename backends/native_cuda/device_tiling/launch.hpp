@@ -42,9 +42,15 @@ inline constexpr int max_compiled_depth = [] {
 template <class T>
 using Exchange = TaggedExchange<T>;
 
-template <class T, class Op, class X = Exchange<T>>
+/// The kernels of one exchange and every depth up to `DepthCap` (at most
+/// max_compiled_depth). Auto caps SM tiling at the depths it may choose, so
+/// that iterate(..., Auto{}) does not compile the deeper ones.
+template <class T, class Op, class X = Exchange<T>,
+          int DepthCap = max_compiled_depth<T, Op>>
 struct Kernel {
   using Function = void (*)(Params3D<T, Op, X>);
+  static constexpr int deepest = std::min(DepthCap, max_compiled_depth<T, Op>);
+  static_assert(deepest >= 1);
 
   /// The kernel for `depth` and `prefetch` (one per depth, with plain
   /// loads and staged).
@@ -53,7 +59,7 @@ struct Kernel {
   }
   template <int Depth>
   static Function function_at(int depth, bool staged) {
-    if constexpr (Depth < max_compiled_depth<T, Op>) {
+    if constexpr (Depth < deepest) {
       if (depth > Depth) return function_at<Depth + 1>(depth, staged);
     }
     return staged ? &device_tiling_3d<T, Op, Depth, X, true>
@@ -70,13 +76,12 @@ struct Kernel {
     return attributes.localSizeBytes > 0;
   }
   static bool fits(int depth, int prefetch, DeviceLimits const& device) {
-    return depth >= 1 && depth <= max_compiled_depth<T, Op> &&
-           !spills(depth, prefetch) &&
+    return depth >= 1 && depth <= deepest && !spills(depth, prefetch) &&
            shared_memory_fits(function(depth, prefetch),
                               shared(depth, prefetch), device);
   }
   static int max_depth(DeviceLimits const& device, int prefetch) {
-    for (int depth = max_compiled_depth<T, Op>; depth >= 1; --depth) {
+    for (int depth = deepest; depth >= 1; --depth) {
       if (fits(depth, prefetch, device)) return depth;
     }
     return 0;
@@ -112,10 +117,12 @@ inline void expect_prefetch_leaves_a_depth(int max_depth, int prefetch,
 
 /// Blocks resident at once for the kernel of `depth`: the most tiles a
 /// region can have.
-template <class T, class Op, class X = Exchange<T>>
+template <class T, class Op, class X = Exchange<T>,
+          int DepthCap = max_compiled_depth<T, Op>>
 int resident_blocks(int depth, int prefetch) {
-  auto const kernel = Kernel<T, Op, X>::function(depth, prefetch);
-  std::size_t const shared = Kernel<T, Op, X>::shared(depth, prefetch);
+  using K = Kernel<T, Op, X, DepthCap>;
+  auto const kernel = K::function(depth, prefetch);
+  std::size_t const shared = K::shared(depth, prefetch);
   allow_dynamic_shared(kernel, shared);
   return co_resident_blocks(kernel, threads_per_block, shared);
 }
@@ -370,8 +377,8 @@ void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
 // with isolated tiles (IsolatedTiles): no exchange, no barrier, ordinary
 // launches, at the price of recomputing the tiles' overlap.
 
-template <class T, class Op>
-using IsolatedKernel = Kernel<T, Op, NoExchange<T>>;
+template <class T, class Op, int DepthCap = max_compiled_depth<T, Op>>
+using IsolatedKernel = Kernel<T, Op, NoExchange<T>, DepthCap>;
 
 /// Output cells per isolated tile and axis at `depth`.
 constexpr int isolated_core(int depth, int radius) {
@@ -379,20 +386,26 @@ constexpr int isolated_core(int depth, int radius) {
 }
 
 /// The default SM-tiling depth: the deepest whose tiles keep at least 60%
-/// of their cells valid; deeper, the recomputed overlap costs more than the
-/// DRAM passes it saves (H200, 2560x352x384, j3d7pt: double 157, 215, 228,
-/// 166, 150 GCells/s at depths 1-5, float 270, 284, 340, 335, 310; j3d13pt
-/// double 139, 89, 73 at depths 1-3). Radius 1: depth 3, 26x26 of 32x32;
-/// radius 2: depth 1, 28x28.
-template <class T, class Op>
+/// of their cells valid, and at most 2 for box stencils; deeper, the
+/// recomputed overlap costs more than the DRAM passes it saves (H200,
+/// 2560x352x384, j3d7pt: double 157, 215, 228, 166, 150 GCells/s at depths
+/// 1-5, float 270, 284, 340, 335, 310; j3d13pt double 139, 89, 73 at depths
+/// 1-3). Boxes lose more at depth 3 (H200, 2560x288x384, double, depths 1-3:
+/// j3d17pt 148, 155, 103; j3d27pt 130, 135, 87; poisson 151, 159, 111; in
+/// float depth 3 is never the fastest either:
+/// perf_tests/results/nvidia-h200-depths-3d.md). Radius 1: depth 3 for
+/// stars, 26x26 of 32x32, depth 2 for boxes, 28x28; radius 2: depth 1.
+template <class T, class Op, int DepthCap = max_compiled_depth<T, Op>>
 int isolated_default_depth(DeviceLimits const& device, int prefetch) {
+  using K = IsolatedKernel<T, Op, DepthCap>;
+  int const deepest_default = Op::shape == Shape::box ? 2 : K::deepest;
   int best = 0;
-  for (int depth = 1; depth <= max_compiled_depth<T, Op>; ++depth) {
+  for (int depth = 1; depth <= std::min(deepest_default, K::deepest); ++depth) {
     int const core = isolated_core(depth, Op::radius);
     if (10 * core * core < 6 * tile_x * tile_y) break;
-    if (IsolatedKernel<T, Op>::fits(depth, prefetch, device)) best = depth;
+    if (K::fits(depth, prefetch, device)) best = depth;
   }
-  return best > 0 ? best : IsolatedKernel<T, Op>::max_depth(device, prefetch);
+  return best > 0 ? best : K::max_depth(device, prefetch);
 }
 
 /// Tiles and z segments of an SM-tiling launch on `resident` resident
@@ -422,14 +435,15 @@ inline int isolated_blocks(IsolatedTiles const& t, int nz) {
   return t.tiles * ((nz + t.z_segment - 1) / t.z_segment);
 }
 
-/// Resolves a TemporalBlocking policy on a rank-3 grid into `p`.
-template <class T, class Op>
+/// Resolves a TemporalBlocking policy on a rank-3 grid into `p`, with the
+/// kernels of depths up to `DepthCap`.
+template <class T, class Op, int DepthCap = max_compiled_depth<T, Op>>
 void plan_isolated(Plan& p, int requested_depth, int requested_prefetch) {
   static_assert(Op::rank == 3);
   static_assert(Op::radius >= 1 && Op::radius <= 2,
                 "stencil::TemporalBlocking on rank-3 grids supports radius 1 "
                 "and 2");
-  using K = IsolatedKernel<T, Op>;
+  using K = IsolatedKernel<T, Op, DepthCap>;
   DeviceLimits const device = current_device_limits();
   expect_native_policy_applies(device, "TemporalBlocking", p.boundary,
                                requested_depth);
@@ -438,9 +452,16 @@ void plan_isolated(Plan& p, int requested_depth, int requested_prefetch) {
   int const max_depth = K::max_depth(device, prefetch);
   expect_prefetch_leaves_a_depth(max_depth, prefetch, device,
                                  "TemporalBlocking", Op::radius, sizeof(T));
-  int const depth = requested_depth == 0
-                        ? isolated_default_depth<T, Op>(device, prefetch)
-                        : requested_depth;
+  int const depth =
+      requested_depth == 0
+          ? isolated_default_depth<T, Op, DepthCap>(device, prefetch)
+          : requested_depth;
+  constexpr bool capped = K::deepest < max_compiled_depth<T, Op>;
+  STENCIL_EXPECT(!capped || depth <= K::deepest,
+                 "TemporalBlocking: Auto runs SM tiling at depths 1 to ",
+                 K::deepest, ", not ", depth,
+                 "; ask for stencil::TemporalBlocking{.depth = ", depth,
+                 "} to run it");
   // Shared memory bounds the depth before the overlap eats the tile.
   static_assert(isolated_core(max_compiled_depth<T, Op>, Op::radius) >= 1);
   STENCIL_EXPECT(
@@ -454,13 +475,13 @@ void plan_isolated(Plan& p, int requested_depth, int requested_prefetch) {
       device.shared_per_block_optin,
       " bytes the device allows and CUDA accepts for the kernel, without "
       "register spills; this build has depths up to ",
-      max_compiled_depth<T, Op>,
-      "); the largest depth that fits at this prefetch is ", max_depth,
-      " (all that fit: ",
-      fitting_depths(max_compiled_depth<T, Op>,
+      K::deepest, "); the largest depth that fits at this prefetch is ",
+      max_depth, " (all that fit: ",
+      fitting_depths(K::deepest,
                      [&](int d) { return K::fits(d, prefetch, device); }),
       ")");
-  int const resident = resident_blocks<T, Op, NoExchange<T>>(depth, prefetch);
+  int const resident =
+      resident_blocks<T, Op, NoExchange<T>, DepthCap>(depth, prefetch);
   STENCIL_EXPECT(resident >= 1, "TemporalBlocking: no block of the depth-",
                  depth, " kernel can be resident on ", device.name);
   IsolatedTiles const t = isolated_tiles(
@@ -488,15 +509,15 @@ void plan_isolated(Plan& p, int requested_depth, int requested_prefetch) {
 
 /// Advances `grid` by `steps` with isolated tiles: per launch `p.depth`
 /// steps (the last one the remainder).
-template <class T, class MemorySpace, class Op>
+template <int DepthCap, class T, class MemorySpace, class Op>
 void run_isolated(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid,
                   Op const& op, int steps, Plan const& p) {
-  using K = IsolatedKernel<T, Op>;
+  using K = IsolatedKernel<T, Op, DepthCap>;
   int const nx = grid.extent(2), ny = grid.extent(1), nz = grid.extent(0);
   auto tiles_for = [&](int depth) {
     return isolated_tiles(
         nx, ny, nz, depth, Op::radius,
-        resident_blocks<T, Op, NoExchange<T>>(depth, p.prefetch));
+        resident_blocks<T, Op, NoExchange<T>, DepthCap>(depth, p.prefetch));
   };
   IsolatedTiles const full = tiles_for(p.depth);
   int const remainder = steps % p.depth;

@@ -38,14 +38,49 @@ Plan describe(std::string space_name, Grid<T, Rank, MemorySpace> const& grid) {
 
 /// The native policies plan(..., Auto{}) may choose for a rank-`Rank` grid,
 /// untimed (choose_automatically() below) or tuned (tuning.hpp): temporal
-/// blocking in 1D and 2D, the single-step sweep in 3D. iterate() with Auto
-/// compiles the kernels of these only: the 3D temporal kernels are dozens
-/// per functor and value type (one per depth and load path), too many to
-/// compile into every call.
+/// blocking in 1D and 2D; in 3D the single-step sweep and SM tiling at
+/// depths 1 to auto_sm_tiling_depths. iterate() with Auto compiles the
+/// kernels of these only: the 3D temporal kernels are dozens per functor and
+/// value type (one per depth and load path), too many to compile into every
+/// call, and device tiling never ran fastest on a suite row (see
+/// choose_automatically).
 template <int Rank>
 inline constexpr PolicyKinds auto_native_kinds =
     Rank <= 2 ? kind_bit(PolicyKind::temporal_blocking)
-              : kind_bit(PolicyKind::streaming_sweep);
+              : kind_bit(PolicyKind::streaming_sweep) |
+                    kind_bit(PolicyKind::temporal_blocking) | auto_depths_only;
+
+/// Auto's untimed native choice for a rank-3 grid, from the stencil's traits.
+enum class Auto3D { naive, sm_tiling, streaming_sweep };
+
+/// Measured on an H200 at 2560x288x384, every native policy and depth
+/// against Naive (perf_tests/results/nvidia-h200-depths-3d.md and, for
+/// float, nvidia-h200-auto-3d-rule.md):
+/// - float: Naive within 4% of the fastest row for all five suite
+///   stencils (SM tiling at depth 1 is 3-4% ahead of it for j3d17pt and
+///   j3d27pt, 17% behind for poisson; the native kernels are issue- and
+///   latency-bound at half the bytes);
+/// - double, radius-1 boxes (j3d17pt, j3d27pt, poisson): SM tiling at depth
+///   2 is the fastest row, 1-15% over Naive, which loads 17-27 taps per
+///   cell through L1;
+/// - double, radius-2 stars (j3d13pt): the single-step sweep, 15-17% over
+///   Naive, whose 5 planes of z reuse spill from L1 to L2; the sweep holds
+///   them in shared memory;
+/// - double, radius-1 stars (j3d7pt): Naive, SM tiling at depth 3 and the
+///   sweep within 7% of each other; Naive, the simplest.
+/// Other radii and shapes are unmeasured and stay on Naive.
+template <class T, class Op>
+constexpr Auto3D auto_3d_rule() {
+  if constexpr (sizeof(T) != 8) {
+    return Auto3D::naive;
+  } else if constexpr (Op::shape == Shape::box && Op::radius == 1) {
+    return Auto3D::sm_tiling;
+  } else if constexpr (Op::shape == Shape::star && Op::radius == 2) {
+    return Auto3D::streaming_sweep;
+  } else {
+    return Auto3D::naive;
+  }
+}
 
 /// Scratch bytes one team of the portable SpatialBlocking sweep needs.
 inline std::size_t blocked_scratch_bytes(int rank, int radius, Tile tile,
@@ -100,75 +135,122 @@ inline std::string gcells_text(Plan const& p) {
 /// trait, yet in double the divided form runs fastest at depth 8 (13% ahead of
 /// depth 12) and the prescaled form at depth 12 (9% ahead of depth 8) (H200,
 /// perf_tests/results/nvidia-h200-depth-j2d5pt.md); the reason points at
-/// Auto{.tune = true}, which times the depths. Rank 3
-/// stays on Naive: the model misses 3D rows by up to 2x either way, too
-/// far to rank the 3D native policies, which beat Naive on some suite
-/// stencils and lose on others. On an H200 Naive is the fastest 3D row, or
-/// within 3% of it, for 8 of the 10 suite rows; the single-step sweep beats
-/// it by 17% on j3d13pt double and SM tiling at depth 2 by 15% on poisson
-/// double (perf_tests/results/nvidia-h200-depths-3d.md).
+/// Auto{.tune = true}, which times the depths.
+///
+/// Rank 3 on the native backend: auto_3d_rule(), a rule on the value type,
+/// shape and radius measured on the suite. Not the model: it misses 3D rows
+/// by up to 2x either way (its instruction and latency terms are fitted
+/// stand-ins there, perf_tests/results/nvidia-h200-ncu-counts.md), too far
+/// to rank policies that lie within 20% of each other.
 template <class ExecSpace, class T, class Op>
 void choose_automatically(Plan& p) {
   p.chosen_by_auto = true;
   Plan naive = p;
   naive.policy = PolicyKind::naive;
+  naive.chosen_by_auto = true;
   add_prediction<ExecSpace, T, Op>(naive);
-  if constexpr (native_available_v<ExecSpace> &&
-                (auto_native_kinds<Op::rank> &
-                 kind_bit(PolicyKind::temporal_blocking)) != 0) {
+  // The native plan `make_plan` fills, chosen for `why` (the model's
+  // predictions appended), unless its planner refuses the grid or, where
+  // `model_may_veto`, the model predicts Naive faster: then Naive, saying so.
+  [[maybe_unused]] auto const choose_native = [&](auto const& make_plan,
+                                                  std::string const& what,
+                                                  std::string const& why,
+                                                  bool model_may_veto) {
     Plan native = p;
-    std::string refused;
     try {
-      Native<ExecSpace>::template plan_temporal_blocking<T, Op>(
-          native, TemporalBlocking{});
+      make_plan(native);
     } catch (stencil::error const& e) {
-      refused = e.what();
+      naive.reason =
+          "one kernel per step; " + what + " cannot run this grid: " + e.what();
+      p = std::move(naive);
+      return;
     }
-    if (refused.empty()) {
-      add_prediction<ExecSpace, T, Op>(native);
-      bool const both = native.prediction && naive.prediction;
-      if (!both || native.prediction->gcells >= naive.prediction->gcells) {
-        native.chosen_by_auto = true;
-        native.reason =
-            "native temporal blocking keeps a strip on chip for `depth` "
-            "steps, so DRAM traffic drops by the depth (measured on an "
-            "H200: 2.5-3.7x Naive in 1D, 1.5-1.9x in 2D); depth: the "
-            "plan's measured default, capped by shared memory (the best "
-            "depth also depends on what the traits do not say, such as a "
-            "division: Auto{.tune = true} times the depths); ";
-        native.reason +=
-            both ? "the model predicts " + gcells_text(native) +
-                       " against Naive's " + gcells_text(naive)
-                 : "no model prediction to compare (" + native.model_note + ")";
-        p = std::move(native);
-        return;
-      }
+    add_prediction<ExecSpace, T, Op>(native);
+    bool const both = native.prediction && naive.prediction;
+    if (model_may_veto && both &&
+        native.prediction->gcells < naive.prediction->gcells) {
       naive.reason = "the model predicts Naive at " + gcells_text(naive) +
-                     ", native temporal blocking at " + gcells_text(native);
+                     ", " + what + " at " + gcells_text(native);
+      p = std::move(naive);
+      return;
+    }
+    native.chosen_by_auto = true;
+    native.reason = why + (both ? "the model predicts " + gcells_text(native) +
+                                      " against Naive's " + gcells_text(naive)
+                                : "no model prediction to compare (" +
+                                      native.model_note + ")");
+    p = std::move(native);
+  };
+  if constexpr (native_available_v<ExecSpace> && Op::rank <= 2) {
+    choose_native(
+        [](Plan& q) {
+          Native<ExecSpace>::template plan_temporal_blocking<T, Op>(
+              q, TemporalBlocking{});
+        },
+        "native temporal blocking",
+        "native temporal blocking keeps a strip on chip for `depth` "
+        "steps, so DRAM traffic drops by the depth (measured on an "
+        "H200: 2.5-3.7x Naive in 1D, 1.5-1.9x in 2D); depth: the "
+        "plan's measured default, capped by shared memory (the best "
+        "depth also depends on what the traits do not say, such as a "
+        "division: Auto{.tune = true} times the depths); ",
+        true);
+  } else if constexpr (native_available_v<ExecSpace> && Op::rank == 3) {
+    constexpr Auto3D rule = auto_3d_rule<T, Op>();
+    std::string const tuned =
+        "; Auto{.tune = true} times Naive against the native sweep and SM "
+        "tiling at depths 1-" +
+        std::to_string(auto_sm_tiling_depths);
+    if constexpr (rule == Auto3D::sm_tiling) {
+      choose_native(
+          [](Plan& q) {
+            Native<ExecSpace>::template plan_temporal_blocking<
+                T, Op, auto_native_kinds<3>>(q, TemporalBlocking{});
+          },
+          "SM tiling (TemporalBlocking)",
+          "SM tiling keeps a 32x32 tile on chip for `depth` steps, "
+          "recomputing its overlap; on an H200 it ran 1-15% faster than "
+          "Naive, which loads every tap through L1, for the double radius-1 "
+          "boxes of the suite (j3d17pt, j3d27pt, poisson, at depth 2, the "
+          "plan's default for boxes)" +
+              tuned + "; ",
+          false);
+    } else if constexpr (rule == Auto3D::streaming_sweep) {
+      choose_native(
+          [](Plan& q) {
+            Native<ExecSpace>::template plan_streaming_sweep<T, Op>(
+                q, StreamingSweep{});
+          },
+          "the native single-step sweep",
+          "the native single-step sweep holds the planes of z reuse in "
+          "shared memory, which Naive reloads through L2 at radius 2: on an "
+          "H200 it ran 15-17% faster than Naive for j3d13pt in double" +
+              tuned + "; ",
+          false);
     } else {
       naive.reason =
-          "one kernel per step; native temporal blocking cannot run this "
-          "grid: " +
-          refused;
+          std::string("one kernel per step: ") +
+          (sizeof(T) != 8
+               ? "for float grids Naive ran within 4% of the fastest 3D "
+                 "plan for every suite stencil on an H200, where no native "
+                 "plan was ahead for all (SM tiling at depth 1: 3-4% ahead "
+                 "for j3d17pt and j3d27pt, 17% behind for poisson)"
+           : Op::shape == Shape::star && Op::radius == 1
+               ? "for double radius-1 stars Naive ran within 2% of the "
+                 "fastest 3D plan on an H200 (j3d7pt)"
+               : "no native plan was measured for this shape and radius "
+                 "in double") +
+          " (perf_tests/results/nvidia-h200-depths-3d.md)" + tuned;
+      p = std::move(naive);
     }
-    naive.chosen_by_auto = true;
+  } else {
+    naive.reason =
+        "one kernel per step moves the fewest bytes without temporal "
+        "blocking, and measured fastest among this space's policies for "
+        "this rank and boundary (SpatialBlocking's tile reloads cost more "
+        "than the caches it replaces)";
     p = std::move(naive);
-    return;
   }
-  naive.chosen_by_auto = true;
-  naive.reason =
-      "one kernel per step moves the fewest bytes without temporal "
-      "blocking, and measured fastest among this space's policies for this "
-      "rank and boundary (SpatialBlocking's tile reloads cost more than the "
-      "caches it replaces)";
-  if (native_available_v<ExecSpace> && p.rank == 3) {
-    naive.reason +=
-        "; the native 3D policies (DeviceTiling, TemporalBlocking's SM "
-        "tiling) beat it on some suite stencils and lose on others, and the "
-        "model cannot rank them yet: ask for one explicitly, or time the "
-        "single-step sweep against Naive with Auto{.tune = true}";
-  }
-  p = std::move(naive);
 }
 
 template <class ExecSpace>

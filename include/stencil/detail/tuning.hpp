@@ -60,14 +60,16 @@ Plan plan_for_choice(Plan const& described, TunedChoice const& choice) {
                  "Auto does not run ", to_string(choice.policy), " on a rank-",
                  Op::rank, " grid on ", described.execution_space,
                  " in this build (it compiles the native kernels of "
-                 "TemporalBlocking for rank 1 and 2 and of StreamingSweep for "
-                 "rank 3, where the native CUDA backend is enabled)");
+                 "TemporalBlocking for rank 1 and 2, and of StreamingSweep "
+                 "and TemporalBlocking at depths 1-",
+                 auto_sm_tiling_depths,
+                 " for rank 3, where the native CUDA backend is enabled)");
   // Only the kernels Auto compiles for this rank are instantiated.
   constexpr PolicyKinds kinds = auto_native_kinds<Op::rank>;
   if constexpr (native_available_v<ExecSpace> &&
                 (kinds & kind_bit(PolicyKind::temporal_blocking)) != 0) {
     if (choice.policy == PolicyKind::temporal_blocking) {
-      Native<ExecSpace>::template plan_temporal_blocking<T, Op>(
+      Native<ExecSpace>::template plan_temporal_blocking<T, Op, kinds>(
           p, TemporalBlocking{choice.depth, choice.prefetch});
     }
   }
@@ -102,8 +104,9 @@ inline std::string candidate_label(Plan const& p) {
 }
 
 /// The first round of candidates: every policy Auto compiles for this rank
-/// and space, the temporal ones at every depth. Refused ones are left out by
-/// the caller.
+/// and space, the temporal ones at every depth Auto runs (rank 3: SM tiling
+/// at depths 1 to auto_sm_tiling_depths). Refused ones are left out by the
+/// caller.
 template <int Rank>
 std::vector<TunedChoice> first_round_choices(bool native) {
   std::vector<TunedChoice> choices{
@@ -112,10 +115,14 @@ std::vector<TunedChoice> first_round_choices(bool native) {
   if (!native) return choices;
   if constexpr ((auto_native_kinds<Rank> &
                  kind_bit(PolicyKind::temporal_blocking)) != 0) {
-    std::vector<int> const depths =
-        Rank == 1 ? std::vector<int>{1, 2, 3, 4, 6, 8, 12, 16, 24, 32}
-                  : std::vector<int>{1, 2,  3,  4,  5,  6,  7,  8,
-                                     9, 10, 11, 12, 13, 14, 15, 16};
+    std::vector<int> depths;
+    if constexpr (Rank == 1) {
+      depths = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
+    } else if constexpr (Rank == 2) {
+      depths = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+    } else {
+      for (int d = 1; d <= auto_sm_tiling_depths; ++d) depths.push_back(d);
+    }
     for (int depth : depths) {
       choices.push_back(
           {PolicyKind::temporal_blocking, depth, -1, Tile{}, 0.0});
