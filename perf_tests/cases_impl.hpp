@@ -15,8 +15,11 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <numbers>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -118,20 +121,96 @@ struct Case {
   int steps;
 };
 
+/// A neighbourhood that is 1 at one offset and 0 elsewhere: the functor's
+/// update of it is that point's weight (exact for linear stencils, which
+/// the suite's are).
+template <class T, int Rank>
+struct Impulse {
+  using value_type = T;
+  int at[Rank];
+  // Host and device, like the functors that call it (only on the host).
+  template <class... Offsets>
+  KOKKOS_INLINE_FUNCTION T operator()(Offsets... offsets) const {
+    int const offset[] = {offsets...};
+    for (int d = 0; d < Rank; ++d) {
+      if (offset[d] != at[d]) return T(0);
+    }
+    return T(1);
+  }
+};
+
+/// Steps a grid filled with values in [0, 1) can take with every value
+/// staying normal. One step multiplies each Fourier mode of the field by
+/// the stencil's symbol, sum over points o of w_o exp(i o.theta); the
+/// largest magnitude over the modes (sampled, 16 per axis) is how fast the
+/// slowest-decaying mode decays or the fastest-growing one grows. A margin
+/// of a thousand on either side of T's normal range.
+template <class Op, class T>
+int steps_in_normal_range() {
+  constexpr int rank = Op::rank, r = Op::radius;
+  struct Point {
+    int offset[rank];
+    double weight;
+  };
+  std::vector<Point> points;
+  Impulse<T, rank> impulse{};
+  auto visit = [&](auto&& self, int d) -> void {
+    if (d == rank) {
+      Point p{};
+      std::copy(impulse.at, impulse.at + rank, p.offset);
+      p.weight = static_cast<double>(Op{}(impulse));
+      if (p.weight != 0) points.push_back(p);
+      return;
+    }
+    for (impulse.at[d] = -r; impulse.at[d] <= r; ++impulse.at[d]) {
+      self(self, d + 1);
+    }
+  };
+  visit(visit, 0);
+  constexpr int samples = 16;
+  int modes = 1;
+  for (int d = 0; d < rank; ++d) modes *= samples;
+  double largest_gain = 0;
+  for (int mode = 0; mode < modes; ++mode) {
+    double re = 0, im = 0;
+    for (Point const& p : points) {
+      double phase = 0;
+      for (int d = 0, m = mode; d < rank; ++d, m /= samples) {
+        phase += p.offset[d] * (2 * std::numbers::pi * (m % samples) / samples);
+      }
+      re += p.weight * std::cos(phase);
+      im += p.weight * std::sin(phase);
+    }
+    largest_gain = std::max(largest_gain, std::hypot(re, im));
+  }
+  double steps = 1e6;
+  if (largest_gain < 1) {
+    double const smallest = 2 * 1e3 * std::numeric_limits<T>::min();
+    steps = std::log(smallest) / std::log(largest_gain);
+  } else if (largest_gain > 1) {
+    double const largest = std::numeric_limits<T>::max() / 1e3;
+    steps = std::log(largest) / std::log(largest_gain);
+  }
+  return static_cast<int>(std::min(steps, 1e6));
+}
+
 /// Steps timed between two refills of the grid (untimed). The suite's
 /// stencils are not normalised: j2d5pt's weights sum to 49/118, so its
-/// values shrink by up to 0.415 per step, and j2d25pt's to 226/118, so they
-/// grow. Left alone for 1000 steps they underflow to denormals and zero
-/// (float after ~100 steps, double after ~800) or overflow to infinity, and
-/// the FP division in every suite stencil then takes its slow path, which
-/// times IEEE special-case handling instead of the stencil (measured on an
-/// H200, float j2d5pt temporal blocking at depth 8 on 10208^2: 173 GCells/s
-/// over 240 steps without refills, 714 over 1000 steps with them). 64 steps
-/// keep every value normal; chunks are whole launches of the plan's depth.
-inline int chunk_steps(stencil::Plan const& plan, int steps) {
-  constexpr int max_chunk = 64;
+/// values shrink by up to 0.415 per step, j3d17pt's to 0.077, and
+/// j2d25pt's to 226/118, so they grow. Left alone they underflow to
+/// denormals and zero (float j3d17pt after ~34 steps, j2d5pt after ~100,
+/// double after ~800) or overflow to infinity, and the FP division in every
+/// suite stencil then takes its slow path, which times IEEE special-case
+/// handling instead of the stencil (measured on an H200, float j2d5pt
+/// temporal blocking at depth 8 on 10208^2: 173 GCells/s over 240 steps
+/// without refills, 714 over 1000 steps with them; float j3d17pt Naive 153
+/// with refills every 64 steps, 250 when Auto's tuning timed its first 6).
+/// At most 64 steps, and at most steps_in_normal_range (`in_range`); whole
+/// launches of the plan's depth.
+inline int chunk_steps(stencil::Plan const& plan, int steps, int in_range) {
   int const depth = std::max(1, plan.depth);
-  int const chunk = std::max(depth, max_chunk / depth * depth);
+  int const most = std::min(64, in_range);
+  int const chunk = std::max(depth, most / depth * depth);
   return std::min(chunk, steps);
 }
 
@@ -160,7 +239,8 @@ void run_case(benchmark::State& state, Case const& c, Policy const& policy,
         Bound const bound = ceiling_for(fx->plan, ceilings, Op::flops);
         std::ostringstream label;
         label << "domain=" << join_extents(c.extents) << " steps=" << c.steps
-              << " refill_every=" << chunk_steps(fx->plan, c.steps)
+              << " refill_every="
+              << chunk_steps(fx->plan, c.steps, steps_in_normal_range<Op, T>())
               << " ceiling=" << bound.name << " | " << fx->plan;
         fx->label = label.str();
         // Warm-up: first launches, page mapping, clocks ramping up.
@@ -176,7 +256,8 @@ void run_case(benchmark::State& state, Case const& c, Policy const& policy,
 
   double seconds = 0;
   std::int64_t runs = 0;
-  int const chunk = chunk_steps(f->plan, c.steps);
+  int const chunk =
+      chunk_steps(f->plan, c.steps, steps_in_normal_range<Op, T>());
   try {
     for (auto _ : state) {
       double run_seconds = 0;
