@@ -53,27 +53,27 @@ inline constexpr PolicyKinds auto_native_kinds =
 /// Auto's untimed native choice for a rank-3 grid, from the stencil's traits.
 enum class Auto3D { naive, sm_tiling, streaming_sweep };
 
-/// Measured on an H200 at 2560x288x384, every native policy and depth
-/// against Naive (perf_tests/results/nvidia-h200-depths-3d.md and, for
-/// float, nvidia-h200-auto-3d-rule.md):
-/// - float: Naive within 4% of the fastest row for all five suite
-///   stencils (SM tiling at depth 1 is 3-4% ahead of it for j3d17pt and
-///   j3d27pt, 17% behind for poisson; the native kernels are issue- and
-///   latency-bound at half the bytes);
-/// - double, radius-1 boxes (j3d17pt, j3d27pt, poisson): SM tiling at depth
-///   2 is the fastest row, 1-15% over Naive, which loads 17-27 taps per
-///   cell through L1;
-/// - double, radius-2 stars (j3d13pt): the single-step sweep, 15-17% over
+/// Measured on an H200 and an H100 at 2560x288x384, every native policy
+/// and depth against Naive (perf_tests/results/nvidia-h200-depths-3d.md,
+/// nvidia-h200-auto-3d-rule.md, nvidia-h100-auto-3d-rule.md):
+/// - double, radius 1 (j3d7pt, j3d17pt, j3d27pt, poisson): SM tiling at the
+///   plan's default depth (3 for stars, 2 for boxes) is the fastest row or
+///   within 1% of it: 0-15% over Naive on the H200 and 7-30% on the H100,
+///   whose lower DRAM bandwidth makes Naive's pass per step dearer;
+/// - double, radius-2 stars (j3d13pt): the single-step sweep, 3-17% over
 ///   Naive, whose 5 planes of z reuse spill from L1 to L2; the sweep holds
 ///   them in shared memory;
-/// - double, radius-1 stars (j3d7pt): Naive, SM tiling at depth 3 and the
-///   sweep within 7% of each other; Naive, the simplest.
+/// - float: Naive, within 4% of the fastest row for every suite stencil on
+///   the H200 and within 1% for all but j3d7pt (SM tiling at depth 3, 6%
+///   ahead) on the H100; no native plan is ahead on both (SM tiling at
+///   depth 3 is 16% behind on j3d7pt on the H200, at depth 1 17-23% behind
+///   on poisson on both).
 /// Other radii and shapes are unmeasured and stay on Naive.
 template <class T, class Op>
 constexpr Auto3D auto_3d_rule() {
   if constexpr (sizeof(T) != 8) {
     return Auto3D::naive;
-  } else if constexpr (Op::shape == Shape::box && Op::radius == 1) {
+  } else if constexpr (Op::radius == 1) {
     return Auto3D::sm_tiling;
   } else if constexpr (Op::shape == Shape::star && Op::radius == 2) {
     return Auto3D::streaming_sweep;
@@ -209,10 +209,10 @@ void choose_automatically(Plan& p) {
           },
           "SM tiling (TemporalBlocking)",
           "SM tiling keeps a 32x32 tile on chip for `depth` steps, "
-          "recomputing its overlap; on an H200 it ran 1-15% faster than "
-          "Naive, which loads every tap through L1, for the double radius-1 "
-          "boxes of the suite (j3d17pt, j3d27pt, poisson, at depth 2, the "
-          "plan's default for boxes)" +
+          "recomputing its overlap; for the double radius-1 suite stencils "
+          "it ran 0-15% faster than Naive on an H200 and 7-30% on an H100 "
+          "(j3d7pt at depth 3, j3d17pt, j3d27pt and poisson at depth 2: the "
+          "plan's defaults)" +
               tuned + "; ",
           false);
     } else if constexpr (rule == Auto3D::streaming_sweep) {
@@ -224,7 +224,8 @@ void choose_automatically(Plan& p) {
           "the native single-step sweep",
           "the native single-step sweep holds the planes of z reuse in "
           "shared memory, which Naive reloads through L2 at radius 2: on an "
-          "H200 it ran 15-17% faster than Naive for j3d13pt in double" +
+          "H200 it ran 15-17% faster than Naive for j3d13pt in double, on "
+          "an H100 3%" +
               tuned + "; ",
           false);
     } else {
@@ -232,15 +233,12 @@ void choose_automatically(Plan& p) {
           std::string("one kernel per step: ") +
           (sizeof(T) != 8
                ? "for float grids Naive ran within 4% of the fastest 3D "
-                 "plan for every suite stencil on an H200, where no native "
-                 "plan was ahead for all (SM tiling at depth 1: 3-4% ahead "
-                 "for j3d17pt and j3d27pt, 17% behind for poisson)"
-           : Op::shape == Shape::star && Op::radius == 1
-               ? "for double radius-1 stars Naive ran within 2% of the "
-                 "fastest 3D plan on an H200 (j3d7pt)"
+                 "plan for every suite stencil on an H200 and within 1% for "
+                 "all but j3d7pt on an H100 (SM tiling 6% ahead there, 16% "
+                 "behind on the H200): no native plan was ahead on both"
                : "no native plan was measured for this shape and radius "
                  "in double") +
-          " (perf_tests/results/nvidia-h200-depths-3d.md)" + tuned;
+          " (perf_tests/results/nvidia-h200-auto-3d-rule.md)" + tuned;
       p = std::move(naive);
     }
   } else {
