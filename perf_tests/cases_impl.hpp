@@ -80,6 +80,7 @@ struct Fixture : FixtureBase {
   typename GridType::view_type initial;
   stencil::Plan plan;
   std::string label;
+  int refill_every = 0;  ///< steps timed between two resets (chunk_steps)
 
   Fixture(std::string const& name, std::array<int, Rank> const& extents,
           int halo)
@@ -237,10 +238,11 @@ void run_case(benchmark::State& state, Case const& c, Policy const& policy,
             fx->grid.current().layout());
         Kokkos::deep_copy(fx->initial, fx->grid.current());
         Bound const bound = ceiling_for(fx->plan, ceilings, Op::flops);
+        fx->refill_every =
+            chunk_steps(fx->plan, c.steps, steps_in_normal_range<Op, T>());
         std::ostringstream label;
         label << "domain=" << join_extents(c.extents) << " steps=" << c.steps
-              << " refill_every="
-              << chunk_steps(fx->plan, c.steps, steps_in_normal_range<Op, T>())
+              << " refill_every=" << fx->refill_every
               << " ceiling=" << bound.name << " | " << fx->plan;
         fx->label = label.str();
         // Warm-up: first launches, page mapping, clocks ramping up.
@@ -256,8 +258,7 @@ void run_case(benchmark::State& state, Case const& c, Policy const& policy,
 
   double seconds = 0;
   std::int64_t runs = 0;
-  int const chunk =
-      chunk_steps(f->plan, c.steps, steps_in_normal_range<Op, T>());
+  int const chunk = f->refill_every;
   try {
     for (auto _ : state) {
       double run_seconds = 0;

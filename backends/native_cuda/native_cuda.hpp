@@ -20,7 +20,6 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <algorithm>
 #include <array>
 #include <string>
 
@@ -33,12 +32,12 @@ namespace detail {
 
 template <>
 struct Native<Kokkos::Cuda> {
-  /// The deepest SM-tiling kernel a set of `Kinds` compiles.
+  /// The SM-tiling depth cap of a set of `Kinds` (the kernel clamps it to
+  /// the depths compiled).
   template <class T, class Op, PolicyKinds Kinds>
   static constexpr int sm_tiling_depths =
       (Kinds & auto_depths_only) != 0
-          ? std::min(auto_sm_tiling_depths,
-                     native_cuda::device_tiling::max_compiled_depth<T, Op>)
+          ? auto_sm_tiling_depths
           : native_cuda::device_tiling::max_compiled_depth<T, Op>;
 
   /// `Kinds`: the kernels the plan may use (auto_depths_only caps rank-3

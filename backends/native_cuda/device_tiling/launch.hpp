@@ -398,9 +398,10 @@ constexpr int isolated_core(int depth, int radius) {
 template <class T, class Op, int DepthCap = max_compiled_depth<T, Op>>
 int isolated_default_depth(DeviceLimits const& device, int prefetch) {
   using K = IsolatedKernel<T, Op, DepthCap>;
-  int const deepest_default = Op::shape == Shape::box ? 2 : K::deepest;
+  int const deepest_default =
+      Op::shape == Shape::box ? std::min(2, K::deepest) : K::deepest;
   int best = 0;
-  for (int depth = 1; depth <= std::min(deepest_default, K::deepest); ++depth) {
+  for (int depth = 1; depth <= deepest_default; ++depth) {
     int const core = isolated_core(depth, Op::radius);
     if (10 * core * core < 6 * tile_x * tile_y) break;
     if (K::fits(depth, prefetch, device)) best = depth;

@@ -144,7 +144,6 @@ inline std::string gcells_text(Plan const& p) {
 /// to rank policies that lie within 20% of each other.
 template <class ExecSpace, class T, class Op>
 void choose_automatically(Plan& p) {
-  p.chosen_by_auto = true;
   Plan naive = p;
   naive.policy = PolicyKind::naive;
   naive.chosen_by_auto = true;
@@ -181,73 +180,73 @@ void choose_automatically(Plan& p) {
                                       native.model_note + ")");
     p = std::move(native);
   };
-  if constexpr (native_available_v<ExecSpace> && Op::rank <= 2) {
-    choose_native(
-        [](Plan& q) {
-          Native<ExecSpace>::template plan_temporal_blocking<T, Op>(
-              q, TemporalBlocking{});
-        },
-        "native temporal blocking",
-        "native temporal blocking keeps a strip on chip for `depth` "
-        "steps, so DRAM traffic drops by the depth (measured on an "
-        "H200: 2.5-3.7x Naive in 1D, 1.5-1.9x in 2D); depth: the "
-        "plan's measured default, capped by shared memory (the best "
-        "depth also depends on what the traits do not say, such as a "
-        "division: Auto{.tune = true} times the depths); ",
-        true);
-  } else if constexpr (native_available_v<ExecSpace> && Op::rank == 3) {
-    constexpr Auto3D rule = auto_3d_rule<T, Op>();
-    std::string const tuned =
-        "; Auto{.tune = true} times Naive against the native sweep and SM "
-        "tiling at depths 1-" +
-        std::to_string(auto_sm_tiling_depths);
-    if constexpr (rule == Auto3D::sm_tiling) {
-      choose_native(
-          [](Plan& q) {
-            Native<ExecSpace>::template plan_temporal_blocking<
-                T, Op, auto_native_kinds<3>>(q, TemporalBlocking{});
-          },
-          "SM tiling (TemporalBlocking)",
-          "SM tiling keeps a 32x32 tile on chip for `depth` steps, "
-          "recomputing its overlap; for the double radius-1 suite stencils "
-          "it ran 0-15% faster than Naive on an H200 and 7-30% on an H100 "
-          "(j3d7pt at depth 3, j3d17pt, j3d27pt and poisson at depth 2: the "
-          "plan's defaults)" +
-              tuned + "; ",
-          false);
-    } else if constexpr (rule == Auto3D::streaming_sweep) {
-      choose_native(
-          [](Plan& q) {
-            Native<ExecSpace>::template plan_streaming_sweep<T, Op>(
-                q, StreamingSweep{});
-          },
-          "the native single-step sweep",
-          "the native single-step sweep holds the planes of z reuse in "
-          "shared memory, which Naive reloads through L2 at radius 2: on an "
-          "H200 it ran 15-17% faster than Naive for j3d13pt in double, on "
-          "an H100 3%" +
-              tuned + "; ",
-          false);
-    } else {
-      naive.reason =
-          std::string("one kernel per step: ") +
-          (sizeof(T) != 8
-               ? "for float grids Naive ran within 4% of the fastest 3D "
-                 "plan for every suite stencil on an H200 and within 1% for "
-                 "all but j3d7pt on an H100 (SM tiling 6% ahead there, 16% "
-                 "behind on the H200): no native plan was ahead on both"
-               : "no native plan was measured for this shape and radius "
-                 "in double") +
-          " (perf_tests/results/nvidia-h200-auto-3d-rule.md)" + tuned;
-      p = std::move(naive);
-    }
-  } else {
+  if constexpr (!native_available_v<ExecSpace>) {
     naive.reason =
         "one kernel per step moves the fewest bytes without temporal "
         "blocking, and measured fastest among this space's policies for "
         "this rank and boundary (SpatialBlocking's tile reloads cost more "
         "than the caches it replaces)";
     p = std::move(naive);
+  } else {
+    // Temporal blocking at its plan's default depth, with the kernels Auto
+    // compiles (rank 3: SM tiling at depths 1 to auto_sm_tiling_depths).
+    [[maybe_unused]] auto const plan_temporal = [](Plan& q) {
+      Native<ExecSpace>::template plan_temporal_blocking<
+          T, Op, auto_native_kinds<Op::rank>>(q, TemporalBlocking{});
+    };
+    if constexpr (Op::rank <= 2) {
+      choose_native(
+          plan_temporal, "native temporal blocking",
+          "native temporal blocking keeps a strip on chip for `depth` "
+          "steps, so DRAM traffic drops by the depth (measured on an "
+          "H200: 2.5-3.7x Naive in 1D, 1.5-1.9x in 2D); depth: the "
+          "plan's measured default, capped by shared memory (the best "
+          "depth also depends on what the traits do not say, such as a "
+          "division: Auto{.tune = true} times the depths); ",
+          true);
+    } else {
+      constexpr Auto3D rule = auto_3d_rule<T, Op>();
+      std::string const tuned =
+          "; Auto{.tune = true} times Naive against the native sweep and SM "
+          "tiling at depths 1-" +
+          std::to_string(auto_sm_tiling_depths);
+      if constexpr (rule == Auto3D::sm_tiling) {
+        choose_native(
+            plan_temporal, "SM tiling (TemporalBlocking)",
+            "SM tiling keeps a 32x32 tile on chip for `depth` steps, "
+            "recomputing its overlap; for the double radius-1 suite stencils "
+            "it ran 0-15% faster than Naive on an H200 and 7-30% on an H100 "
+            "(j3d7pt at depth 3, j3d17pt, j3d27pt and poisson at depth 2: the "
+            "plan's defaults)" +
+                tuned + "; ",
+            false);
+      } else if constexpr (rule == Auto3D::streaming_sweep) {
+        choose_native(
+            [](Plan& q) {
+              Native<ExecSpace>::template plan_streaming_sweep<T, Op>(
+                  q, StreamingSweep{});
+            },
+            "the native single-step sweep",
+            "the native single-step sweep holds the planes of z reuse in "
+            "shared memory, which Naive reloads through L2 at radius 2: on an "
+            "H200 it ran 15-17% faster than Naive for j3d13pt in double, on "
+            "an H100 3%" +
+                tuned + "; ",
+            false);
+      } else {
+        naive.reason =
+            std::string("one kernel per step: ") +
+            (sizeof(T) != 8
+                 ? "for float grids Naive ran within 4% of the fastest 3D "
+                   "plan for every suite stencil on an H200 and within 1% for "
+                   "all but j3d7pt on an H100 (SM tiling 6% ahead there, 16% "
+                   "behind on the H200): no native plan was ahead on both"
+                 : "no native plan was measured for this shape and radius "
+                   "in double") +
+            " (perf_tests/results/nvidia-h200-auto-3d-rule.md)" + tuned;
+        p = std::move(naive);
+      }
+    }
   }
 }
 
