@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -105,35 +106,109 @@ double shared_accesses(Stencil const& s, Config const& c) {
   return loads + 1;
 }
 
-// Instructions a native kernel issues per computed cell and level besides
-// its shared-memory accesses and one FMA per tap: addressing, the global
-// loads and stores, the ring's index arithmetic, the boundary selects and,
-// in 3D, the rim exchange. Not counted from SASS but fitted, one figure
-// per kernel family, to the default rows of every suite stencil in float
-// and double in the H200 runs of perf_tests/results before 0d268ec (auto-2d,
-// auto-3d, model-double/-float, sweep-2d, sweep-3d), so each also carries
-// the family's shortfall from one instruction per scheduler and clock
-// (checked since: perf_tests/results/nvidia-h200-model.md). In 3D they are
-// stand-ins for latency, not counts: Nsight Compute counts 29-77
-// instructions per cell for DeviceTiling and 62-125 for the 3D sweep, issued
-// in 23-45% of the schedulers' cycles in double, and DeviceTiling's time per
-// streamed plane grows with its depth, which one figure per family cannot
-// follow (perf_tests/results/nvidia-h200-ncu-counts.md). 0 for the portable
-// policies: the model bounds them by DRAM and L1 only, with no issue
-// ceiling.
-double overhead_instructions(Stencil const& s, Config const& c) {
+// Instructions a native 1D or 2D kernel issues per computed cell and level
+// besides its shared-memory accesses and one FMA per tap: addressing, the
+// global loads and stores, the ring's index arithmetic and the boundary
+// selects. Fitted, one figure per kernel family, to the default rows of
+// every 1D and 2D suite stencil in float and double in the H200 runs of
+// perf_tests/results before 0d268ec, so each also carries the family's
+// shortfall from one instruction per scheduler and clock; Nsight Compute
+// counts 22-53 per cell and level for 2D TemporalBlocking, issued in 50-79%
+// of the cycles (perf_tests/results/nvidia-h200-ncu-counts.md), and the 2D
+// rows are within 25%. 0 for the portable policies: the model bounds them
+// by DRAM and L1 only, with no issue ceiling.
+double overhead_instructions_2d(Config const& c) {
   switch (c.policy) {
-    case PolicyKind::naive:
-    case PolicyKind::spatial_blocking:
-      return 0;
     case PolicyKind::streaming_sweep:
-      return s.rank == 3 ? 140 : 70;
+      return 70;
     case PolicyKind::temporal_blocking:
-      return s.rank == 3 ? 110 : 30;
-    case PolicyKind::device_tiling:
-      return 224;
+      return 30;
+    default:
+      return 0;
   }
-  return 0;
+}
+
+// The native 3D kernels, by family: the instructions a computed cell costs
+// (fixed + shared accesses + per_tap x taps) and the fraction of the
+// device's issue rate their warps reach at one block per SM. They run one
+// to three blocks of eight warps per SM, too few to hide a cell's chain of
+// shared loads and FMAs: Nsight Compute has their schedulers issuing in
+// 23-40% (DeviceTiling), 29-64% (SM tiling) and 37-71% (the sweep) of the
+// cycles, double below float (perf_tests/results/nvidia-h200-ncu-counts.md).
+// The figures are rounded from a fit (least squares on the logarithm of the
+// rate, perf_tests/scripts/fit_model_3d.py) to every native 3D row of the
+// H200 depth sweep (perf_tests/results/nvidia-h200-depths-3d.json, without
+// its float j3d17pt and j3d27pt rows, which timed underflowed values) and of
+// the H200 auto-3d-rule run. On an H100, which the fit never saw, they put
+// 28 of the 30 default native 3D rows and 56 of 60 rows of a depth sweep
+// within 25% (perf_tests/results/nvidia-h100-model-3d.md).
+struct Rank3Family {
+  double fixed_double, fixed_float;
+  double per_tap;
+  double issued_double, issued_float;
+};
+// SM tiling: the kernel of DeviceTiling on isolated, overlapped tiles.
+constexpr Rank3Family sm_tiling_3d{30, 24, 1.3, 0.40, 0.50};
+constexpr Rank3Family device_tiling_3d{37, 37, 0.4, 0.265, 0.465};
+constexpr Rank3Family sweep_3d{8, 0, 2.85, 0.345, 0.45};
+
+// Of a tagged rim exchange's calibrated round trip, the part DeviceTiling
+// waits for per streamed plane (its time per plane is this plus depth x the
+// level's time; the rest hides behind the level's computation). Fitted with
+// device_tiling_3d's figures; a device-wide barrier, where the exchange is
+// not calibrated, is waited for whole.
+constexpr double exchange_wait_per_plane = 0.48;
+
+// The 3D sweep's share of the copy bandwidth, by value type: its rims and
+// segment starts are read again from L2, and the link between the H200's
+// two L2 partitions is its busiest L2 unit (93% for the copy already); in
+// float it also writes 11.8 bytes to L2 per cell where 4 are new. Measured:
+// j3d7pt, the memory-bound row, at 76-77% of the DRAM-bound ceiling in
+// double and 58-60% in float on an H200 and an H100
+// (perf_tests/results/nvidia-h200-ncu-counts.md, -auto-3d-rule.md).
+constexpr double sweep_3d_dram_share_double = 0.76;
+constexpr double sweep_3d_dram_share_float = 0.60;
+
+Rank3Family const* rank3_family(Stencil const& s, Config const& c) {
+  if (s.rank != 3) return nullptr;
+  switch (c.policy) {
+    case PolicyKind::temporal_blocking:
+      return &sm_tiling_3d;
+    case PolicyKind::device_tiling:
+      return &device_tiling_3d;
+    case PolicyKind::streaming_sweep:
+      return &sweep_3d;
+    default:
+      return nullptr;
+  }
+}
+
+// Instructions per computed cell and level; 0 where the model does not
+// count them (the portable policies).
+double instructions(Stencil const& s, Config const& c) {
+  double const accesses = shared_accesses(s, c);
+  if (Rank3Family const* family = rank3_family(s, c)) {
+    double const fixed =
+        s.value_size == 8 ? family->fixed_double : family->fixed_float;
+    return fixed + accesses + family->per_tap * taps(s);
+  }
+  double const overhead = s.rank == 3 ? 0 : overhead_instructions_2d(c);
+  return overhead > 0 ? accesses + taps(s) + overhead : 0;
+}
+
+// The fraction of the issue rate a native kernel reaches: 1 in 2D (its
+// fitted overheads carry the shortfall), its family's in 3D. For SM tiling
+// it grows with the square root of the blocks per SM (fitted exponent
+// 0.50), which its depth moves between one and three; DeviceTiling runs one
+// block per SM and the sweep's fraction was fitted at its usual two to four.
+double issued_fraction(Stencil const& s, Config const& c) {
+  Rank3Family const* family = rank3_family(s, c);
+  if (family == nullptr) return 1;
+  double f = s.value_size == 8 ? family->issued_double : family->issued_float;
+  if (c.policy == PolicyKind::temporal_blocking) {
+    f *= std::sqrt(static_cast<double>(std::max(1, c.blocks_per_sm)));
+  }
+  return std::min(1.0, f);
 }
 
 // Valid cells over computed cells: an overlapped tile computes `depth *
@@ -228,9 +303,18 @@ Prediction ceilings(Stencil const& s, Config const& c,
   p.valid_fraction = f;
   p.shared_accesses = shared_accesses(s, c);
   double const size = s.value_size;
+  Rank3Family const* const family = rank3_family(s, c);
   // Per valid cell and step: the tile (valid cells and halo) is read and the
-  // valid cells written once per pass of `depth` steps.
-  p.dram_gcells = d.copy_gbs * c.depth / (size * (1 / f + 1));
+  // valid cells written once per pass of `depth` steps. SM tiling's 3D tiles
+  // find most of their halos in L2, loaded by the neighbour that owns them:
+  // Nsight Compute counts 2.1-2.2 values of DRAM traffic per valid cell and
+  // pass at depth 3, not 1/f + 1 = 2.5.
+  double const reads = family == &sm_tiling_3d ? 1.0 : 1 / f;
+  p.dram_gcells = d.copy_gbs * c.depth / (size * (reads + 1));
+  if (family == &sweep_3d) {
+    p.dram_gcells *= s.value_size == 8 ? sweep_3d_dram_share_double
+                                       : sweep_3d_dram_share_float;
+  }
   // Naive on a device whose on-chip bandwidth is unknown: DRAM only.
   p.shared_gcells = d.shared_tbs == 0
                         ? unbounded
@@ -239,26 +323,48 @@ Prediction ceilings(Stencil const& s, Config const& c,
   // One FMA (2 FLOPs) per tap at least: the suite's published FLOP counts
   // are lower for some stencils (j2d25pt: 25 for 25 taps).
   p.fp_gcells = fp * f / std::max(s.flops, 2 * taps(s));
+  // Device tiles: one block per tile of a plane; the cells resident at
+  // once, fewer than the device holds where the plane has fewer tiles than
+  // the device has SMs.
+  double const plane = static_cast<double>(extents[1]) * extents[2];
+  double const resident = std::min(
+      plane, static_cast<double>(d.compute_units) * c.tile_x * c.tile_y);
   p.issue_gcells = unbounded;
-  if (double const overhead = overhead_instructions(s, c);
-      overhead > 0 && d.issue_gips > 0) {
-    p.instructions = p.shared_accesses + taps(s) + overhead;
-    p.issue_gcells = d.issue_gips * f / p.instructions;
-  }
-  p.serial_gcells = unbounded;
-  if (blocks_in_time(c.policy)) {
-    p.serial_gcells = 1 / (1 / p.shared_gcells + 1 / p.fp_gcells);
+  p.instructions = instructions(s, c);
+  if (p.instructions > 0 && d.issue_gips > 0) {
+    p.issue_gcells = d.issue_gips * issued_fraction(s, c) * f / p.instructions;
+    if (c.policy == PolicyKind::device_tiling) {
+      p.issue_gcells *= resident / (static_cast<double>(d.compute_units) *
+                                    c.tile_x * c.tile_y);
+    }
   }
   p.barrier_gcells = unbounded;
   if (c.policy == PolicyKind::device_tiling) {
     // Levels lag each other by whole planes (lazy streaming), so one
     // exchange round per streamed plane serves every level: each advances
     // one plane of the cells resident at once.
-    double const plane = static_cast<double>(extents[1]) * extents[2];
-    double const resident =
-        static_cast<double>(d.compute_units) * c.tile_x * c.tile_y;
-    double const sync_us = d.exchange_us > 0 ? d.exchange_us : d.barrier_us;
-    p.barrier_gcells = std::min(plane, resident) * c.depth / (sync_us * 1e3);
+    double const wait_us = d.exchange_us > 0
+                               ? exchange_wait_per_plane * d.exchange_us
+                               : d.barrier_us;
+    p.barrier_gcells = resident * c.depth / (wait_us * 1e3);
+  }
+  // Times that add up rather than overlap (see Prediction::serial_gcells),
+  // and the limit the larger of them names.
+  p.serial_gcells = unbounded;
+  Limit serial_limit = Limit::dram;
+  auto const in_series = [&](double a, Limit a_limit, double b, Limit b_limit) {
+    p.serial_gcells = 1 / (1 / a + 1 / b);
+    serial_limit = a <= b ? a_limit : b_limit;
+  };
+  Limit const issue_limit =
+      family != nullptr ? Limit::latency : Limit::instruction_issue;
+  if (family == &sm_tiling_3d) {
+    in_series(p.issue_gcells, issue_limit, p.dram_gcells, Limit::dram);
+  } else if (family == &device_tiling_3d) {
+    in_series(p.issue_gcells, issue_limit, p.barrier_gcells,
+              Limit::barrier_latency);
+  } else if (blocks_in_time(c.policy)) {
+    in_series(p.shared_gcells, Limit::shared_memory, p.fp_gcells, Limit::fp);
   }
   p.gcells = p.dram_gcells;
   p.limit = Limit::dram;
@@ -270,10 +376,8 @@ Prediction ceilings(Stencil const& s, Config const& c,
   };
   lower(p.shared_gcells, Limit::shared_memory);
   lower(p.fp_gcells, Limit::fp);
-  // In series the larger of the two times names the limit.
-  lower(p.serial_gcells,
-        p.shared_gcells <= p.fp_gcells ? Limit::shared_memory : Limit::fp);
-  lower(p.issue_gcells, Limit::instruction_issue);
+  lower(p.serial_gcells, serial_limit);
+  lower(p.issue_gcells, issue_limit);
   lower(p.barrier_gcells, Limit::barrier_latency);
   return p;
 }
@@ -294,6 +398,8 @@ std::string to_string(Limit limit) {
       return "instruction issue";
     case Limit::halo_redundancy:
       return "halo redundancy";
+    case Limit::latency:
+      return "latency (few warps per SM)";
   }
   return "unknown";
 }

@@ -4,10 +4,13 @@
 // the lowest of its DRAM, on-chip memory, arithmetic, instruction-issue and
 // barrier ceilings, each scaled by the fraction of computed cells that are
 // valid (overlapped tiles recompute their halos). The native temporal
-// kernels run at low occupancy, so for them the shared-memory and FMA times
-// of a cell add up instead of overlapping. It names the ceiling that binds,
-// so a measured row can be read against it. Plain data in, plain data out:
-// no Kokkos, no device.
+// kernels run at low occupancy, so for them times add up instead of
+// overlapping: in 2D a cell's shared-memory and FMA times; in 3D, where one
+// to three blocks per SM leave most latency unhidden, the cell's
+// instructions at the fraction of the issue rate the kernel family reaches,
+// plus the pass's DRAM time (SM tiling) or the rim exchange per plane
+// (DeviceTiling). It names the ceiling that binds, so a measured row can be
+// read against it. Plain data in, plain data out: no Kokkos, no device.
 #pragma once
 
 #include <stencil/config.hpp>
@@ -122,6 +125,10 @@ struct Config {
   /// Adjacent columns one thread owns in the native 2D temporal kernel: a
   /// pair loads the neighbouring columns once for both its cells.
   int columns = 1;
+  /// Blocks resident on one SM (Plan::blocks_per_sm): the native 3D tiles
+  /// run one to three blocks of eight warps, and more warps hide more of
+  /// each cell's latency.
+  int blocks_per_sm = 1;
 };
 
 /// What bounds a prediction.
@@ -132,6 +139,9 @@ enum class Limit {
   barrier_latency,    ///< one rim exchange or barrier per streamed plane
   instruction_issue,  ///< the instructions per cell, at the device's issue rate
   halo_redundancy,    ///< recomputed halos: without them it would be >= 1.5x
+  /// the instructions per cell at the fraction of the issue rate that the
+  /// few warps of the native 3D kernels reach (their latencies unhidden)
+  latency,
 };
 
 std::string to_string(Limit limit);
@@ -144,11 +154,15 @@ struct Prediction {
   double fp_gcells = 0;
   double barrier_gcells = 0;  ///< infinity without device-wide barriers
   /// Issue-bound rate: infinity for the portable policies and where the
-  /// device's issue rate is unknown.
+  /// device's issue rate is unknown. For the native 3D kernels, at the
+  /// fraction of the issue rate their warps reach (Limit::latency).
   double issue_gcells = 0;
-  /// The shared-memory and FMA time of a cell added, not overlapped: the
-  /// native temporal kernels run one or two blocks per SM, too few warps
-  /// to keep both pipes busy at once. Infinity for the other policies.
+  /// Times that do not overlap, added: the native temporal kernels run one
+  /// to three blocks per SM, too few warps to keep two pipes busy at once.
+  /// Rank 2: a cell's shared-memory and FMA times. Rank 3: the latency-bound
+  /// issue time (issue_gcells) plus, for SM tiling, each pass's DRAM time and,
+  /// for DeviceTiling, its rim exchange per plane. Infinity for the other
+  /// policies.
   double serial_gcells = 0;
   double valid_fraction = 1;   ///< valid cells / computed cells
   double shared_accesses = 0;  ///< per cell and level, loads and the store
