@@ -138,10 +138,10 @@ inline std::string gcells_text(Plan const& p) {
 /// Auto{.tune = true}, which times the depths.
 ///
 /// Rank 3 on the native backend: auto_3d_rule(), a rule on the value type,
-/// shape and radius measured on the suite. Not the model: it misses 3D rows
-/// by up to 2x either way (its instruction and latency terms are fitted
-/// stand-ins there, perf_tests/results/nvidia-h200-ncu-counts.md), too far
-/// to rank policies that lie within 20% of each other.
+/// shape and radius measured on the suite. Not the model: its 3D terms put
+/// 28 of 30 default native rows within 25% on an H100
+/// (perf_tests/results/nvidia-h100-model-3d.md), but the 3D policies lie
+/// within 0-20% of each other, closer than that.
 template <class ExecSpace, class T, class Op>
 void choose_automatically(Plan& p) {
   Plan naive = p;
