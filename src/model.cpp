@@ -117,7 +117,7 @@ double shared_accesses(Stencil const& s, Config const& c) {
 // of the cycles (perf_tests/results/nvidia-h200-ncu-counts.md), and the 2D
 // rows are within 25%. 0 for the portable policies: the model bounds them
 // by DRAM and L1 only, with no issue ceiling.
-double overhead_instructions_2d(Config const& c) {
+double overhead_instructions(Config const& c) {
   switch (c.policy) {
     case PolicyKind::streaming_sweep:
       return 70;
@@ -162,9 +162,9 @@ constexpr double exchange_wait_per_plane = 0.48;
 // The 3D sweep's share of the copy bandwidth, by value type: its rims and
 // segment starts are read again from L2, and the link between the H200's
 // two L2 partitions is its busiest L2 unit (93% for the copy already); in
-// float it also writes 11.8 bytes to L2 per cell where 4 are new. Measured:
-// j3d7pt, the memory-bound row, at 76-77% of the DRAM-bound ceiling in
-// double and 58-60% in float on an H200 and an H100
+// float j3d7pt also writes 11.8 bytes to L2 per cell where 4 are new.
+// Measured: j3d7pt, the memory-bound row, at 76-78% of the DRAM-bound
+// ceiling in double and 58-60% in float on an H200 and an H100
 // (perf_tests/results/nvidia-h200-ncu-counts.md, -auto-3d-rule.md).
 constexpr double sweep_3d_dram_share_double = 0.76;
 constexpr double sweep_3d_dram_share_float = 0.60;
@@ -183,16 +183,16 @@ Rank3Family const* rank3_family(Stencil const& s, Config const& c) {
   }
 }
 
-// Instructions per computed cell and level; 0 where the model does not
-// count them (the portable policies).
-double instructions(Stencil const& s, Config const& c) {
-  double const accesses = shared_accesses(s, c);
+// Instructions per computed cell and level, of which `accesses` are
+// shared-memory accesses; 0 where the model does not count them (the
+// portable policies).
+double instructions(Stencil const& s, Config const& c, double accesses) {
   if (Rank3Family const* family = rank3_family(s, c)) {
     double const fixed =
         s.value_size == 8 ? family->fixed_double : family->fixed_float;
     return fixed + accesses + family->per_tap * taps(s);
   }
-  double const overhead = s.rank == 3 ? 0 : overhead_instructions_2d(c);
+  double const overhead = overhead_instructions(c);
   return overhead > 0 ? accesses + taps(s) + overhead : 0;
 }
 
@@ -323,20 +323,21 @@ Prediction ceilings(Stencil const& s, Config const& c,
   // One FMA (2 FLOPs) per tap at least: the suite's published FLOP counts
   // are lower for some stencils (j2d25pt: 25 for 25 taps).
   p.fp_gcells = fp * f / std::max(s.flops, 2 * taps(s));
-  // Device tiles: one block per tile of a plane; the cells resident at
-  // once, fewer than the device holds where the plane has fewer tiles than
-  // the device has SMs.
-  double const plane = static_cast<double>(extents[1]) * extents[2];
-  double const resident = std::min(
-      plane, static_cast<double>(d.compute_units) * c.tile_x * c.tile_y);
+  // Device tiles: one block per tile of a plane, so a plane of fewer tiles
+  // than the device has SMs leaves the others idle. `resident`: the cells
+  // computed at once; `occupied`: the share of the device that computes.
+  double resident = 0, occupied = 1;
+  if (c.policy == PolicyKind::device_tiling) {
+    double const slots =
+        static_cast<double>(d.compute_units) * c.tile_x * c.tile_y;
+    resident = std::min(static_cast<double>(extents[1]) * extents[2], slots);
+    occupied = resident / slots;
+  }
   p.issue_gcells = unbounded;
-  p.instructions = instructions(s, c);
+  p.instructions = instructions(s, c, p.shared_accesses);
   if (p.instructions > 0 && d.issue_gips > 0) {
-    p.issue_gcells = d.issue_gips * issued_fraction(s, c) * f / p.instructions;
-    if (c.policy == PolicyKind::device_tiling) {
-      p.issue_gcells *= resident / (static_cast<double>(d.compute_units) *
-                                    c.tile_x * c.tile_y);
-    }
+    p.issue_gcells =
+        d.issue_gips * issued_fraction(s, c) * occupied * f / p.instructions;
   }
   p.barrier_gcells = unbounded;
   if (c.policy == PolicyKind::device_tiling) {
