@@ -151,6 +151,12 @@ struct Rank3Family {
 constexpr Rank3Family sm_tiling_3d{30, 24, 1.3, 0.40, 0.50};
 constexpr Rank3Family device_tiling_3d{37, 37, 0.4, 0.265, 0.465};
 constexpr Rank3Family sweep_3d{8, 0, 2.85, 0.345, 0.45};
+// The 3D sweep without a shared tile (prefetch 0): fitted by hand to the
+// radius-2 star and the boxes, double and float, of one H100 run
+// (perf_tests/results/nvidia-h100-direct-sweep.md), whose rates fall
+// linearly with the taps; its SASS has 45 instructions per cell for
+// j3d7pt in double, where these figures give 41.
+constexpr Rank3Family direct_sweep_3d{28.5, 8, 0.7, 0.24, 0.25};
 
 // Of a tagged rim exchange's calibrated round trip, the part DeviceTiling
 // waits for per streamed plane (its time per plane is this plus depth x the
@@ -168,6 +174,11 @@ constexpr double exchange_wait_per_plane = 0.48;
 // (perf_tests/results/nvidia-h200-ncu-counts.md, -auto-3d-rule.md).
 constexpr double sweep_3d_dram_share_double = 0.76;
 constexpr double sweep_3d_dram_share_float = 0.60;
+// Without the shared tile: the blocks running at once cover a few
+// consecutive planes, and the second read of each plane comes from L2.
+// j3d7pt on an H100: 92% of the ceiling in double, 83% in float.
+constexpr double direct_sweep_3d_dram_share_double = 0.92;
+constexpr double direct_sweep_3d_dram_share_float = 0.83;
 
 Rank3Family const* rank3_family(Stencil const& s, Config const& c) {
   if (s.rank != 3) return nullptr;
@@ -177,7 +188,7 @@ Rank3Family const* rank3_family(Stencil const& s, Config const& c) {
     case PolicyKind::device_tiling:
       return &device_tiling_3d;
     case PolicyKind::streaming_sweep:
-      return &sweep_3d;
+      return c.prefetch == 0 ? &direct_sweep_3d : &sweep_3d;
     default:
       return nullptr;
   }
@@ -314,6 +325,9 @@ Prediction ceilings(Stencil const& s, Config const& c,
   if (family == &sweep_3d) {
     p.dram_gcells *= s.value_size == 8 ? sweep_3d_dram_share_double
                                        : sweep_3d_dram_share_float;
+  } else if (family == &direct_sweep_3d) {
+    p.dram_gcells *= s.value_size == 8 ? direct_sweep_3d_dram_share_double
+                                       : direct_sweep_3d_dram_share_float;
   }
   // Naive on a device whose on-chip bandwidth is unknown: DRAM only.
   p.shared_gcells = d.shared_tbs == 0

@@ -109,12 +109,19 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
         << ", shared " << p.scratch_bytes << " B/block, blocks/SM "
         << p.blocks_per_sm;
   }
-  if (p.policy == PolicyKind::streaming_sweep) {
+  if (p.policy == PolicyKind::streaming_sweep && p.rank == 3 &&
+      p.prefetch == 0) {
+    out << ", block of " << p.tile.x << "x" << p.tile.y << "x" << p.tile.z
+        << " cells (x, y, z), no shared tile";
+    print_prefetch("every tap loaded directly, through L1");
+  } else if (p.policy == PolicyKind::streaming_sweep) {
     out << ", tile " << p.tile.x;
     if (p.rank == 3) out << "x" << p.tile.y;
     out << " streamed along " << (p.rank == 3 ? "z" : "y") << ", " << p.tile.z
         << " " << (p.rank == 3 ? "planes" : "lines") << " per block";
     print_prefetch("plain loads");
+  }
+  if (p.policy == PolicyKind::streaming_sweep) {
     out << ", threads " << p.team_size << ", registers " << p.registers
         << ", local memory " << p.local_memory_bytes << " B/thread"
         << ", shared " << p.scratch_bytes << " B/block, blocks " << p.blocks

@@ -331,6 +331,24 @@ TEST(Model, NativeKernelsIn3DAreBoundByLatency) {
   auto const sweep_float = predict(Stencil::of<stencil::suite::J3d7pt, float>(),
                                    {PolicyKind::streaming_sweep}, d3, h200());
   EXPECT_DOUBLE_EQ(sweep_float.dram_gcells, 0.60 * 4236 / 8);
+  // Without prefetch the 3D sweep has no shared tile: the running blocks
+  // share their planes through L2, and j3d7pt reaches 92% (double) and 83%
+  // (float) of the copy bandwidth; a box pays for its taps in instructions.
+  Config direct{PolicyKind::streaming_sweep};
+  direct.prefetch = 0;
+  // (On the H200's bandwidth its few instructions per cell bound it first.)
+  auto const direct_star = predict(j3d7pt, direct, d3, h200());
+  EXPECT_DOUBLE_EQ(direct_star.dram_gcells, 0.92 * 4236 / 16);
+  EXPECT_EQ(direct_star.limit, Limit::latency);
+  EXPECT_DOUBLE_EQ(direct_star.gcells, 33454 * 0.24 / (28.5 + 8 + 0.7 * 7));
+  auto const direct_float =
+      predict(Stencil::of<stencil::suite::J3d7pt, float>(), direct, d3, h200());
+  EXPECT_DOUBLE_EQ(direct_float.dram_gcells, 0.83 * 4236 / 8);
+  auto const direct_box = predict(j3d27pt, direct, d3, h200());
+  EXPECT_EQ(direct_box.limit, Limit::latency);
+  EXPECT_DOUBLE_EQ(direct_box.instructions, 28.5 + 28 + 0.7 * 27);
+  EXPECT_DOUBLE_EQ(direct_box.issue_gcells,
+                   33454 * 0.24 / (28.5 + 28 + 0.7 * 27));
 }
 
 void expect_refused(Stencil const& s, Config const& c,

@@ -129,6 +129,9 @@ struct Config {
   /// run one to three blocks of eight warps, and more warps hide more of
   /// each cell's latency.
   int blocks_per_sm = 1;
+  /// Prefetch stages (Plan::prefetch). The rank-3 StreamingSweep with none
+  /// has no shared tile and loads its taps directly, a kernel of its own.
+  int prefetch = 3;
 };
 
 /// What bounds a prediction.

@@ -262,6 +262,7 @@ model::Config model_config(Plan const& p) {
   c.depth = p.depth;
   if (p.backend != Backend::native_cuda) return c;
   c.blocks_per_sm = std::max(1, p.blocks_per_sm);
+  c.prefetch = p.prefetch;
   switch (p.policy) {
     case PolicyKind::temporal_blocking: {
       // The plan's tile is the valid part; a block computes its halo too.

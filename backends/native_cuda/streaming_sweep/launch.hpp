@@ -6,6 +6,7 @@
 #include <native_cuda/common/cuda_check.hpp>
 #include <native_cuda/common/device.hpp>
 #include <native_cuda/common/prefetch.hpp>
+#include <native_cuda/streaming_sweep/direct.hpp>
 #include <native_cuda/streaming_sweep/kernels.hpp>
 
 #include <stencil/detail/plan_data.hpp>
@@ -13,11 +14,13 @@
 #include <stencil/detail/portable/periodic_halo.hpp>
 #include <stencil/error.hpp>
 #include <stencil/grid.hpp>
+#include <stencil/traits.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -28,11 +31,30 @@ namespace stencil::native_cuda::streaming_sweep {
 /// Prefetch stages when the policy leaves the choice to the plan. H200,
 /// sustained sizes, median GCells/s over 0-4 stages of every 2D and 3D
 /// suite row (perf_tests/results/nvidia-h200-streaming-segments.md): 3
-/// stages are faster than plain loads on all 18 rows (by 1-80%) and the
-/// best or within 3% of it on 16; j2d9pt-gol double (211 against 219 at 2)
-/// and j3d7pt double (195 against 204 at 4) lose more. The model (Auto) is
-/// to choose per stencil.
-inline constexpr int default_prefetch = 3;
+/// stages are faster than plain loads through the shared tile on all 18
+/// rows (by 1-80%) and the best or within 3% of it on 16; j2d9pt-gol
+/// double (211 against 219 at 2) and j3d7pt double (195 against 204 at 4)
+/// lose more.
+///
+/// Rank-3 radius-1 stars take 0: without stages the 3D sweep has no
+/// shared tile (direct.hpp), and loading their five rows of taps straight
+/// through L1 beat the tile at 3 stages on both GPUs (2560x288x384, random
+/// values): j3d7pt in double 173.5 against 146 GCells/s on an H100 (92% of
+/// the copy-bound ceiling) and 221.7 against 195-202 on an H200; in float
+/// 312 against 233 and 369 against 310. The radius-2 star is split (H100
+/// 155.6 against 149, H200 165 against 197) and the boxes, 9 rows of taps
+/// per cell, lose on both: j3d27pt 106.5 against 111 and poisson 117.8
+/// against 139 in double on the H100
+/// (perf_tests/results/nvidia-h100-direct-sweep.md).
+template <class Op>
+inline constexpr int default_prefetch =
+    Op::rank == 3 && Op::shape == Shape::star&& Op::radius == 1 ? 0 : 3;
+
+/// Whether a plan of `stages` runs the rank-3 sweep without a shared tile.
+template <class Op>
+constexpr bool direct_loads(int stages) {
+  return Op::rank == 3 && stages == 0;
+}
 
 template <class T, class Op>
 struct Kernel {
@@ -46,14 +68,54 @@ struct Kernel {
     });
   }
   static std::size_t shared_bytes(int stages) {
-    return streaming_sweep::shared_bytes<T, rank, Op::radius>(stages);
+    return direct_loads<Op>(stages)
+               ? 0
+               : streaming_sweep::shared_bytes<T, rank, Op::radius>(stages);
+  }
+  using DirectFunction = void (*)(direct::Params<T, Op>);
+  /// The rank-3 kernel without a shared tile, loading `item` cells at once.
+  static DirectFunction direct_function(int item) {
+    constexpr int cells = direct::run_cells<T>;
+    if (item == cells) return &direct::sweep<T, Op, cells>;
+    if constexpr (cells >= 4) {
+      if (item == 2) return &direct::sweep<T, Op, 2>;
+    }
+    return &direct::sweep<T, Op, 1>;
   }
   /// Whether `stages` fits in one block's shared memory on `device`.
   static bool fits(int stages, DeviceLimits const& device) {
+    if (direct_loads<Op>(stages)) return true;  // no shared memory
     return stages >= 0 && stages <= max_prefetch_stages &&
            shared_memory_fits(function(stages), shared_bytes(stages), device);
   }
 };
+
+/// The widest item (cells loaded or stored at once, at most 16 bytes) that
+/// every padded row of x extent `nx` with `halo` is a whole number of, and
+/// that `buffers` start at a boundary of.
+template <class T>
+int direct_item(int nx, int halo, std::initializer_list<T const*> buffers) {
+  int item = direct::run_cells<T>;
+  auto aligned = [&](int cells) {
+    for (T const* b : buffers) {
+      if (reinterpret_cast<std::uintptr_t>(b) % (cells * sizeof(T)) != 0) {
+        return false;
+      }
+    }
+    return (nx + 2 * halo) % cells == 0;
+  };
+  while (item > 1 && !aligned(item)) item /= 2;
+  return item;
+}
+
+/// The direct kernel's blocks along x, y and z.
+inline std::array<long, 3> direct_blocks(std::array<int, 3> const& extents,
+                                         int halo, int run_cells) {
+  int const runs = (extents[2] + halo % run_cells + run_cells - 1) / run_cells;
+  return {(runs + direct::threads_x - 1) / direct::threads_x,
+          (extents[1] + direct::threads_y - 1) / direct::threads_y,
+          (extents[0] + direct::threads_z - 1) / direct::threads_z};
+}
 
 /// How a grid's units are cut into tiles.
 struct Tiling {
@@ -151,6 +213,27 @@ bool bulk_copy_by_default(Plan const& p, DeviceLimits const& device,
   return Op::rank == 2 && bulk_copy_obstacle<T>(p, device, stages).empty();
 }
 
+/// The rank-3 plan without a shared tile: the kernel's attributes, its
+/// blocks and their shape.
+template <class T, class Op>
+void plan_direct(Plan& p, cudaFuncAttributes& attributes) {
+  using K = Kernel<T, Op>;
+  // The item the run will load if the buffers are aligned, as Kokkos
+  // allocates them.
+  constexpr int cells = direct::run_cells<T>;
+  auto const function =
+      K::direct_function(direct_item<T>(p.extents[2], p.halo, {}));
+  STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, function));
+  auto const blocks = direct_blocks(p.extents, p.halo, cells);
+  p.tile =
+      Tile{direct::threads_x * cells, direct::threads_y, direct::threads_z};
+  p.team_size = direct::threads;
+  p.scratch_bytes = 0;
+  p.blocks = static_cast<int>(
+      std::min<long>(blocks[0] * blocks[1] * blocks[2], INT_MAX));
+  p.blocks_per_sm = resident_blocks_per_sm(function, direct::threads, 0);
+}
+
 /// Resolves a StreamingSweep policy into `p`: refuses what the device
 /// cannot run, before anything runs. `requested_prefetch` < 0: the
 /// default; `requested_bulk` unset: bulk_copy_by_default.
@@ -163,8 +246,8 @@ void plan(Plan& p, int requested_prefetch,
   using K = Kernel<T, Op>;
   DeviceLimits const device = current_device_limits();
   expect_native_gpu(device, "StreamingSweep");
-  int const resolved = resolve_prefetch(device, "StreamingSweep",
-                                        requested_prefetch, default_prefetch);
+  int const resolved = resolve_prefetch(
+      device, "StreamingSweep", requested_prefetch, default_prefetch<Op>);
   if (requested_bulk.value_or(false)) {
     std::string const obstacle =
         bulk_copy_obstacle<T>(p, device, requested_prefetch);
@@ -197,29 +280,55 @@ void plan(Plan& p, int requested_prefetch,
                  "-byte values not even one fits in the shared memory of ",
                  device.name, "; use bulk_copy = false");
 
-  auto const function = K::function(stages);
-  std::size_t const shared_bytes = K::shared_bytes(stages);
-  allow_dynamic_shared(function, shared_bytes);
-  int const per_sm =
-      resident_blocks_per_sm(function, threads_per_block, shared_bytes);
-  Tiling const t = tiling<T, Op>(p.extents, p.halo);
-  int const segment = segment_length<Op::rank, Op::radius>(t);
-  cudaFuncAttributes attributes{};
-  STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, function));
-
   p.backend = Backend::native_cuda;
   p.policy = PolicyKind::streaming_sweep;
   p.depth = 1;
   p.prefetch = stages;
   p.bulk_copy = bulk_copy;
-  p.tile = Tile{K::Unit::width, K::Unit::height, segment};
-  p.team_size = threads_per_block;
-  p.scratch_bytes = shared_bytes;
+  p.device = device.name;
+  cudaFuncAttributes attributes{};
+  bool direct = false;
+  if constexpr (Op::rank == 3) {
+    direct = direct_loads<Op>(stages);
+    if (direct) plan_direct<T, Op>(p, attributes);
+  }
+  if (!direct) {
+    auto const function = K::function(stages);
+    std::size_t const shared_bytes = K::shared_bytes(stages);
+    allow_dynamic_shared(function, shared_bytes);
+    Tiling const t = tiling<T, Op>(p.extents, p.halo);
+    int const segment = segment_length<Op::rank, Op::radius>(t);
+    STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, function));
+    p.tile = Tile{K::Unit::width, K::Unit::height, segment};
+    p.team_size = threads_per_block;
+    p.scratch_bytes = shared_bytes;
+    p.blocks = t.tiles * ((t.units + segment - 1) / segment);
+    p.blocks_per_sm =
+        resident_blocks_per_sm(function, threads_per_block, shared_bytes);
+  }
   p.registers = attributes.numRegs;
   p.local_memory_bytes = static_cast<int>(attributes.localSizeBytes);
-  p.blocks = t.tiles * ((t.units + segment - 1) / segment);
-  p.blocks_per_sm = per_sm;
-  p.device = device.name;
+}
+
+/// One step of the rank-3 sweep without a shared tile: launches of at most
+/// 65535 blocks along y and z (CUDA's limit there).
+template <class T, class Op>
+void run_direct_step(cudaStream_t stream, direct::Params<T, Op> params,
+                     std::array<long, 3> const& blocks, int item) {
+  constexpr long most = 65535;
+  auto const function = Kernel<T, Op>::direct_function(item);
+  dim3 const threads(direct::threads_x, direct::threads_y, direct::threads_z);
+  for (long by = 0; by < blocks[1]; by += most) {
+    for (long bz = 0; bz < blocks[2]; bz += most) {
+      params.y_block0 = static_cast<int>(by);
+      params.z_block0 = static_cast<int>(bz);
+      dim3 const grid(static_cast<unsigned>(blocks[0]),
+                      static_cast<unsigned>(std::min(most, blocks[1] - by)),
+                      static_cast<unsigned>(std::min(most, blocks[2] - bz)));
+      function<<<grid, threads, 0, stream>>>(params);
+      STENCIL_CUDA_CHECK(cudaGetLastError());
+    }
+  }
 }
 
 /// Advances `grid` by `steps`, one launch per step, in the plan's tiles and
@@ -228,6 +337,41 @@ template <class T, int Rank, class MemorySpace, class Op>
 void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
          Op const& op, int steps, Plan const& p) {
   using K = Kernel<T, Op>;
+  stencil::detail::PaddedLayout const layout =
+      stencil::detail::make_layout<Rank>(grid.extents(), grid.halo());
+  if constexpr (Rank == 3) {
+    if (direct_loads<Op>(p.prefetch)) {
+      constexpr int cells = direct::run_cells<T>;
+      auto const blocks = direct_blocks(p.extents, grid.halo(), cells);
+      for (int step = 0; step < steps; ++step) {
+        T* const in = grid.current().data();
+        if (grid.boundary() == Boundary::periodic) {
+          stencil::detail::refresh_periodic_halo<Kokkos::Cuda, T, Rank>(
+              space, in, layout);
+        }
+        int const item =
+            direct_item<T>(p.extents[2], grid.halo(), {in, grid.next().data()});
+        direct::Params<T, Op> const params{
+            in,
+            grid.next().data(),
+            op,
+            p.extents[2],
+            p.extents[1],
+            p.extents[0],
+            grid.halo(),
+            layout.stride_y,
+            static_cast<long>(layout.stride_z),
+            grid.halo() % cells,
+            static_cast<int>((p.extents[2] + grid.halo() % cells + cells - 1) /
+                             cells),
+            0,
+            0};
+        run_direct_step(space.cuda_stream(), params, blocks, item);
+        grid.swap();
+      }
+      return;
+    }
+  }
   auto const function = K::function(p.prefetch);
   allow_dynamic_shared(function, p.scratch_bytes);
   Tiling const t = tiling<T, Op>(p.extents, grid.halo());
@@ -242,8 +386,6 @@ void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
                  "StreamingSweep: bulk_copy needs the grid's buffers to start "
                  "at a 16-byte boundary, and these do not; use bulk_copy = "
                  "false");
-  stencil::detail::PaddedLayout const layout =
-      stencil::detail::make_layout<Rank>(grid.extents(), grid.halo());
   for (int step = 0; step < steps; ++step) {
     T* const in = grid.current().data();
     if (grid.boundary() == Boundary::periodic) {
