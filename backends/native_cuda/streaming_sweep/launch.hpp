@@ -28,27 +28,36 @@
 
 namespace stencil::native_cuda::streaming_sweep {
 
-/// Prefetch stages when the policy leaves the choice to the plan. H200,
+/// Prefetch stages of the shared tile when the policy leaves the choice to
+/// the plan (and of bulk copies, which need a stage, on every rank). H200,
 /// sustained sizes, median GCells/s over 0-4 stages of every 2D and 3D
 /// suite row (perf_tests/results/nvidia-h200-streaming-segments.md): 3
 /// stages are faster than plain loads through the shared tile on all 18
 /// rows (by 1-80%) and the best or within 3% of it on 16; j2d9pt-gol
 /// double (211 against 219 at 2) and j3d7pt double (195 against 204 at 4)
 /// lose more.
-///
-/// Rank-3 radius-1 stars take 0: without stages the 3D sweep has no
-/// shared tile (direct.hpp), and loading their five rows of taps straight
-/// through L1 beat the tile at 3 stages on both GPUs (2560x288x384, random
-/// values): j3d7pt in double 173.5 against 146 GCells/s on an H100 (92% of
-/// the copy-bound ceiling) and 221.7 against 195-202 on an H200; in float
-/// 312 against 233 and 369 against 310. The radius-2 star is split (H100
-/// 155.6 against 149, H200 165 against 197) and the boxes, 9 rows of taps
-/// per cell, lose on both: j3d27pt 106.5 against 111 and poisson 117.8
-/// against 139 in double on the H100
-/// (perf_tests/results/nvidia-h100-direct-sweep.md).
-template <class Op>
-inline constexpr int default_prefetch =
-    Op::rank == 3 && Op::shape == Shape::star&& Op::radius == 1 ? 0 : 3;
+inline constexpr int tile_default_prefetch = 3;
+
+/// Rank 3, radius 1: 0 for stars and in float. Without stages the 3D sweep
+/// has no shared tile (direct.hpp) and loads every row of taps straight
+/// through L1. H100, 2560x288x384, random values, median GCells/s of
+/// prefetch 0 against 3 (perf_tests/results/nvidia-h100-direct-sweep.md):
+/// - j3d7pt 172 against 146 in double (93% of the copy-bound ceiling), 313
+///   against 232 in float; on an H200 (a throwaway launcher of this
+///   kernel) 221.7 against 195-202 and 369 against 310;
+/// - the float boxes j3d17pt and j3d27pt 193 against 148 and 153 against
+///   133 (their division's latency hides behind the direct kernel's
+///   warps), poisson float 208 against 223;
+/// - in double the boxes keep the tile: j3d17pt 126 against 135, j3d27pt
+///   105 against 111, poisson 119 against 144;
+/// - the radius-2 star is split between GPUs: double 153 against 148 on
+///   the H100, 165 against 197 on the H200; float 278 against 281.
+template <class Op, class T>
+inline constexpr int default_prefetch = (Op::rank == 3 && Op::radius == 1 &&
+                                         (Op::shape == Shape::star ||
+                                          sizeof(T) == 4))
+                                            ? 0
+                                            : tile_default_prefetch;
 
 /// Whether a plan of `stages` runs the rank-3 sweep without a shared tile.
 template <class Op>
@@ -247,7 +256,9 @@ void plan(Plan& p, int requested_prefetch,
   DeviceLimits const device = current_device_limits();
   expect_native_gpu(device, "StreamingSweep");
   int const resolved = resolve_prefetch(
-      device, "StreamingSweep", requested_prefetch, default_prefetch<Op>);
+      device, "StreamingSweep", requested_prefetch,
+      requested_bulk.value_or(false) ? tile_default_prefetch
+                                     : default_prefetch<Op, T>);
   if (requested_bulk.value_or(false)) {
     std::string const obstacle =
         bulk_copy_obstacle<T>(p, device, requested_prefetch);
