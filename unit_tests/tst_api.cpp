@@ -216,7 +216,8 @@ TYPED_TEST(Api, AutoSaysWhatItChoseAndWhy) {
 // In 3D, untimed Auto follows a rule on the value type, shape and radius
 // measured on the suite where the native backend is there: SM tiling at
 // its default depth for double radius 1, the native sweep for double
-// radius-2 stars, Naive otherwise; a grid the native plan refuses (periodic,
+// radius-2 stars and float radius-1 stars (without a shared tile), Naive
+// otherwise; a grid the native plan refuses (periodic,
 // for SM tiling) gets Naive with the refusal. Whether each choice computes what
 // the reference does is tst_stencils_3d's business (it runs Auto on every 3D
 // stencil).
@@ -236,7 +237,9 @@ TYPED_TEST(Api, AutoIn3DChoosesByValueTypeShapeAndRadius) {
   auto const box_float = auto_plan(float{}, J3d27pt{});
   auto const star2 = auto_plan(double{}, J3d13pt{});
   auto const star1 = auto_plan(double{}, J3d7pt{});
-  for (auto const* p : {&box, &box_periodic, &box_float, &star2, &star1}) {
+  auto const star1_float = auto_plan(float{}, J3d7pt{});
+  for (auto const* p :
+       {&box, &box_periodic, &box_float, &star2, &star1, &star1_float}) {
     EXPECT_TRUE(p->chosen_by_auto);
     EXPECT_FALSE(p->reason.empty());
   }
@@ -257,8 +260,13 @@ TYPED_TEST(Api, AutoIn3DChoosesByValueTypeShapeAndRadius) {
     EXPECT_EQ(star2.policy, stencil::PolicyKind::streaming_sweep);
     EXPECT_NE(star2.reason.find("single-step sweep"), std::string::npos)
         << star2.reason;
+    EXPECT_EQ(star1_float.policy, stencil::PolicyKind::streaming_sweep);
+    EXPECT_EQ(star1_float.prefetch, 0);
+    EXPECT_NE(star1_float.reason.find("taps directly"), std::string::npos)
+        << star1_float.reason;
   } else {
     EXPECT_EQ(star1.policy, stencil::PolicyKind::naive);
+    EXPECT_EQ(star1_float.policy, stencil::PolicyKind::naive);
     EXPECT_EQ(box.policy, stencil::PolicyKind::naive);
     EXPECT_EQ(star2.policy, stencil::PolicyKind::naive);
   }

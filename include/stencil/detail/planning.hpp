@@ -63,16 +63,21 @@ enum class Auto3D { naive, sm_tiling, streaming_sweep };
 /// - double, radius-2 stars (j3d13pt): the single-step sweep, 3-17% over
 ///   Naive, whose 5 planes of z reuse spill from L1 to L2; the sweep holds
 ///   them in shared memory;
-/// - float: Naive, within 4% of the fastest row for every suite stencil on
-///   the H200 and within 1% for all but j3d7pt (SM tiling at depth 3, 6%
-///   ahead) on the H100; no native plan is ahead on both (SM tiling at
-///   depth 3 is 16% behind on j3d7pt on the H200, at depth 1 17-23% behind
-///   on poisson on both).
+/// - float, radius-1 stars (j3d7pt): the single-step sweep, which loads
+///   them without a shared tile: 312 GCells/s against Naive's 289 and SM
+///   tiling's ~306 on the H100 (perf_tests/results/
+///   nvidia-h100-direct-sweep.md), 369 against 374 on an H200, where SM
+///   tiling at depth 3 is 16% behind Naive;
+/// - float, other stencils: Naive, within 4% of the fastest row for every
+///   other suite stencil on the H200 and within 1% on the H100; no native
+///   plan is ahead on both (SM tiling at depth 1 is 17-23% behind on
+///   poisson on both).
 /// Other radii and shapes are unmeasured and stay on Naive.
 template <class T, class Op>
 constexpr Auto3D auto_3d_rule() {
   if constexpr (sizeof(T) != 8) {
-    return Auto3D::naive;
+    return Op::shape == Shape::star && Op::radius == 1 ? Auto3D::streaming_sweep
+                                                       : Auto3D::naive;
   } else if constexpr (Op::radius == 1) {
     return Auto3D::sm_tiling;
   } else if constexpr (Op::shape == Shape::star && Op::radius == 2) {
@@ -227,10 +232,17 @@ void choose_automatically(Plan& p) {
                   q, StreamingSweep{});
             },
             "the native single-step sweep",
-            "the native single-step sweep holds the planes of z reuse in "
-            "shared memory, which Naive reloads through L2 at radius 2: on an "
-            "H200 it ran 15-17% faster than Naive for j3d13pt in double, on "
-            "an H100 3%" +
+            std::string(
+                Op::radius == 1
+                    ? "the native single-step sweep loads a radius-1 star's "
+                      "taps directly in 16-byte items, from blocks that "
+                      "run on neighbouring planes: on an H100 it ran 8% "
+                      "faster than Naive for j3d7pt in float, on an H200 "
+                      "within 2% of it"
+                    : "the native single-step sweep holds the planes of z "
+                      "reuse in shared memory, which Naive reloads through "
+                      "L2 at radius 2: on an H200 it ran 15-17% faster than "
+                      "Naive for j3d13pt in double, on an H100 3%") +
                 tuned + "; ",
             false);
       } else {
