@@ -10,7 +10,8 @@ the fraction `issued` of the device's issue rate that its few warps reach;
 SM tiling (TemporalBlocking on rank 3) reaches sqrt(blocks per SM) times
 more and adds each pass's DRAM time, DeviceTiling adds `exchange` x the
 calibrated rim exchange per streamed plane, and the sweep is bounded by a
-share of the copy bandwidth per value type. This script fits those figures
+share of the copy bandwidth per value type (the sweep without a shared
+tile, prefetch 0, is a family of its own). This script fits those figures
 (least squares on the logarithm of the rate, a seeded random search) to the
 native 3D rows of the --fit files, and prints every row of the --fit and
 --check files with measured / predicted. Rows whose label shows them timing
@@ -36,6 +37,7 @@ FAMILIES = {
     "StreamingSweep": "sweep",
 }
 SWEEP_DRAM_SHARE = {8: 0.76, 4: 0.60}
+DIRECT_SWEEP_DRAM_SHARE = {8: 0.92, 4: 0.83}
 # Steps after which these float stencils' values leave the normal range
 # (perf_tests refills before; runs before 9ad6883 refilled every 64 steps).
 NORMAL_STEPS_FLOAT = {"j3d17pt": 31, "j3d27pt": 42}
@@ -47,7 +49,7 @@ def points(radius, shape):
 
 def shared_accesses(radius, shape, family, taps, rows=4):
     """src/model.cpp's shared_accesses for rank 3."""
-    if family == "sweep":
+    if family in ("sweep", "direct_sweep"):
         return taps + 1
     loads = 0.0
     for dz in range(-radius, radius + 1):
@@ -92,9 +94,12 @@ def rows_of(path):
         extents = [int(v) for v in re.search(r"rank 3, (\d+)x(\d+)x(\d+)",
                                              label).groups()]
         per_sm = re.search(r"blocks/SM (\d+)", label)
+        family = FAMILIES[policy.group(1)]
+        if family == "sweep" and "no shared tile" in label:
+            family = "direct_sweep"
         out.append({
             "file": path, "stencil": stencil, "size": 8 if precision == "double" else 4,
-            "family": FAMILIES[policy.group(1)],
+            "family": family,
             "depth": int(re.search(r"depth (\d+)", label).group(1)),
             "blocks_per_sm": int(per_sm.group(1)) if per_sm else 1,
             "radius": radius, "shape": shape, "extents": extents,
@@ -124,7 +129,8 @@ def predict(p, r):
         wait = resident * r["depth"] / (p["device_tiling.exchange"] * d["exchange"] * 1e3)
         return 1 / (1 / issue + 1 / wait)
     issue = d["issue"] * issued / instructions
-    return min(issue, SWEEP_DRAM_SHARE[size] * d["copy"] / (2 * size))
+    share = (DIRECT_SWEEP_DRAM_SHARE if fam == "direct_sweep" else SWEEP_DRAM_SHARE)[size]
+    return min(issue, share * d["copy"] / (2 * size))
 
 
 START = {
@@ -135,12 +141,15 @@ START = {
     "device_tiling.issued_float": 0.465, "device_tiling.exchange": 0.48,
     "sweep.fixed_double": 8, "sweep.fixed_float": 0, "sweep.per_tap": 2.85,
     "sweep.issued_double": 0.345, "sweep.issued_float": 0.45,
+    "direct_sweep.fixed_double": 28.5, "direct_sweep.fixed_float": 8,
+    "direct_sweep.per_tap": 0.7, "direct_sweep.issued_double": 0.24,
+    "direct_sweep.issued_float": 0.25,
 }
 
 
 def fit(rows, steps=20000, seed=1):
     p = dict(START)
-    for fam in set(FAMILIES.values()):
+    for fam in set(FAMILIES.values()) | {"direct_sweep"}:
         mine = [r for r in rows if r["family"] == fam]
         if not mine:
             continue

@@ -16,6 +16,9 @@
 // cp.async groups: the copy engine, not the threads, keeps the bytes in
 // flight.
 //
+// On rank 3 this is the kernel of prefetch 1-4; prefetch 0 runs direct.hpp,
+// which has no shared tile.
+//
 // Every block streams one tile through one segment of the streamed
 // dimension. Block b takes tile b % tiles, so the blocks that run at the
 // same time cover whole units (and read each other's rims from L2).
