@@ -146,17 +146,28 @@ struct Rank3Family {
   double fixed_double, fixed_float;
   double per_tap;
   double issued_double, issued_float;
+  /// The share of the copy bandwidth its DRAM term gets (the sweeps').
+  double dram_share_double = 1, dram_share_float = 1;
 };
 // SM tiling: the kernel of DeviceTiling on isolated, overlapped tiles.
 constexpr Rank3Family sm_tiling_3d{30, 24, 1.3, 0.40, 0.50};
 constexpr Rank3Family device_tiling_3d{37, 37, 0.4, 0.265, 0.465};
-constexpr Rank3Family sweep_3d{8, 0, 2.85, 0.345, 0.45};
-// The 3D sweep without a shared tile (prefetch 0): fitted by hand to the
-// radius-2 star and the boxes, double and float, of one H100 run
-// (perf_tests/results/nvidia-h100-direct-sweep.md), whose rates fall
-// linearly with the taps; its SASS has 45 instructions per cell for
-// j3d7pt in double, where these figures give 41.
-constexpr Rank3Family direct_sweep_3d{28.5, 8, 0.7, 0.24, 0.25};
+// The 3D sweep through its shared tile. Its DRAM share: its rims and
+// segment starts are read again from L2, and the link between the H200's
+// two L2 partitions is its busiest L2 unit (93% for the copy already); in
+// float j3d7pt also writes 11.8 bytes to L2 per cell where 4 are new.
+// Measured: j3d7pt, the memory-bound row, at 76-78% of the DRAM-bound
+// ceiling in double and 58-60% in float on an H200 and an H100
+// (perf_tests/results/nvidia-h200-ncu-counts.md, -auto-3d-rule.md).
+constexpr Rank3Family sweep_3d{8, 0, 2.85, 0.345, 0.45, 0.76, 0.60};
+// The 3D sweep without a shared tile (prefetch 0): the blocks running at
+// once cover a few consecutive planes, and the second read of each plane
+// comes from L2 (j3d7pt on an H100: 92% of the ceiling in double, 83% in
+// float). Its issue figures are fitted by hand to a throwaway launcher's
+// rates of the radius-2 star and the boxes on an H100, which fall linearly
+// with the taps; on perf_tests/results/nvidia-h100-direct-sweep.md they
+// give measured/model 0.87-1.03 (fit_model_3d.py --model --check).
+constexpr Rank3Family direct_sweep_3d{28.5, 8, 0.7, 0.24, 0.25, 0.92, 0.83};
 
 // Of a tagged rim exchange's calibrated round trip, the part DeviceTiling
 // waits for per streamed plane (its time per plane is this plus depth x the
@@ -164,21 +175,6 @@ constexpr Rank3Family direct_sweep_3d{28.5, 8, 0.7, 0.24, 0.25};
 // device_tiling_3d's figures; a device-wide barrier, where the exchange is
 // not calibrated, is waited for whole.
 constexpr double exchange_wait_per_plane = 0.48;
-
-// The 3D sweep's share of the copy bandwidth, by value type: its rims and
-// segment starts are read again from L2, and the link between the H200's
-// two L2 partitions is its busiest L2 unit (93% for the copy already); in
-// float j3d7pt also writes 11.8 bytes to L2 per cell where 4 are new.
-// Measured: j3d7pt, the memory-bound row, at 76-78% of the DRAM-bound
-// ceiling in double and 58-60% in float on an H200 and an H100
-// (perf_tests/results/nvidia-h200-ncu-counts.md, -auto-3d-rule.md).
-constexpr double sweep_3d_dram_share_double = 0.76;
-constexpr double sweep_3d_dram_share_float = 0.60;
-// Without the shared tile: the blocks running at once cover a few
-// consecutive planes, and the second read of each plane comes from L2.
-// j3d7pt on an H100: 92% of the ceiling in double, 83% in float.
-constexpr double direct_sweep_3d_dram_share_double = 0.92;
-constexpr double direct_sweep_3d_dram_share_float = 0.83;
 
 Rank3Family const* rank3_family(Stencil const& s, Config const& c) {
   if (s.rank != 3) return nullptr;
@@ -322,12 +318,9 @@ Prediction ceilings(Stencil const& s, Config const& c,
   // pass at depth 3, not 1/f + 1 = 2.5.
   double const reads = family == &sm_tiling_3d ? 1.0 : 1 / f;
   p.dram_gcells = d.copy_gbs * c.depth / (size * (reads + 1));
-  if (family == &sweep_3d) {
-    p.dram_gcells *= s.value_size == 8 ? sweep_3d_dram_share_double
-                                       : sweep_3d_dram_share_float;
-  } else if (family == &direct_sweep_3d) {
-    p.dram_gcells *= s.value_size == 8 ? direct_sweep_3d_dram_share_double
-                                       : direct_sweep_3d_dram_share_float;
+  if (family != nullptr) {
+    p.dram_gcells *= s.value_size == 8 ? family->dram_share_double
+                                       : family->dram_share_float;
   }
   // Naive on a device whose on-chip bandwidth is unknown: DRAM only.
   p.shared_gcells = d.shared_tbs == 0

@@ -204,6 +204,19 @@ TEST(StreamingSweep, Prescaled) {
   check_3d(stencil::suite::J3d27ptPrescaled{});
 }
 
+// Without a shared tile, blocks cover 2 planes each, and a launch has at
+// most 65535 blocks along z: 131075 planes take two launches per step, the
+// second starting at block 65535. Thin planes keep the grid small.
+TEST(StreamingSweep, DirectLoadsPastOneLaunchAlongZ) {
+  STENCIL_REQUIRE_GPU();
+  for (auto boundary :
+       {stencil::Boundary::fixed, stencil::Boundary::periodic}) {
+    check<double>(stencil::suite::J3d7pt{}, {131075, 3, 6}, 0, boundary,
+                  {1, 2});
+    check<float>(stencil::suite::J3d27pt{}, {131075, 5, 9}, 0, boundary, {1});
+  }
+}
+
 TEST(StreamingSweep, RefusesWhatItCannotRun) {
   STENCIL_REQUIRE_GPU();
   using stencil::suite::J3d7pt;

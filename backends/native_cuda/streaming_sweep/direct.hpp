@@ -20,8 +20,7 @@
 
 #include <cuda_runtime.h>
 
-#include <cstddef>
-#include <cstdint>
+#include <type_traits>
 
 namespace stencil::native_cuda::streaming_sweep::direct {
 
@@ -62,19 +61,16 @@ struct alignas(sizeof(T) * Item) ItemOf {
 
 template <class T, int Item>
 __device__ __forceinline__ ItemOf<T, Item> load_item(T const* p) {
-  if constexpr (sizeof(T) * Item == 16) {
-    int4 const v = __ldg(reinterpret_cast<int4 const*>(p));
-    ItemOf<T, Item> r;
-    memcpy(&r, &v, 16);
-    return r;
-  } else if constexpr (sizeof(T) * Item == 8) {
-    int2 const v = __ldg(reinterpret_cast<int2 const*>(p));
-    ItemOf<T, Item> r;
-    memcpy(&r, &v, 8);
-    return r;
-  } else {
-    static_assert(Item == 1);
+  if constexpr (Item == 1) {
     return ItemOf<T, Item>{{__ldg(p)}};
+  } else {
+    // __ldg has no overload for T[Item]: load the bytes as a vector word.
+    using Word = std::conditional_t<sizeof(ItemOf<T, Item>) == 16, int4, int2>;
+    static_assert(sizeof(Word) == sizeof(ItemOf<T, Item>));
+    Word const v = __ldg(reinterpret_cast<Word const*>(p));
+    ItemOf<T, Item> r;
+    memcpy(&r, &v, sizeof r);
+    return r;
   }
 }
 

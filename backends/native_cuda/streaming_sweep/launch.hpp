@@ -42,15 +42,15 @@ inline constexpr int tile_default_prefetch = 3;
 /// has no shared tile (direct.hpp) and loads every row of taps straight
 /// through L1. H100, 2560x288x384, random values, median GCells/s of
 /// prefetch 0 against 3 (perf_tests/results/nvidia-h100-direct-sweep.md):
-/// - j3d7pt 172 against 146 in double (93% of the copy-bound ceiling), 313
-///   against 232 in float; on an H200 (a throwaway launcher of this
+/// - j3d7pt 171 against 146 in double (92% of the copy-bound ceiling), 313
+///   against 233 in float; on an H200 (a throwaway launcher of this
 ///   kernel) 221.7 against 195-202 and 369 against 310;
 /// - the float boxes j3d17pt and j3d27pt 193 against 148 and 153 against
 ///   133 (their division's latency hides behind the direct kernel's
-///   warps), poisson float 208 against 223;
-/// - in double the boxes keep the tile: j3d17pt 126 against 135, j3d27pt
-///   105 against 111, poisson 119 against 144;
-/// - the radius-2 star is split between GPUs: double 153 against 148 on
+///   warps), poisson float 209 against 223;
+/// - in double the boxes keep the tile: j3d17pt 124 against 133, j3d27pt
+///   103 against 109, poisson 118 against 141;
+/// - the radius-2 star is split between GPUs: double 152 against 149 on
 ///   the H100, 165 against 197 on the H200; float 278 against 281.
 template <class Op, class T>
 inline constexpr int default_prefetch = (Op::rank == 3 && Op::radius == 1 &&
@@ -101,10 +101,12 @@ struct Kernel {
 
 /// The widest item (cells loaded or stored at once, at most 16 bytes) that
 /// every padded row of x extent `nx` with `halo` is a whole number of, and
-/// that `buffers` start at a boundary of.
+/// that `buffers` start at a boundary of: 16 bytes lets the tile copy and
+/// store 16-byte items (and bulk-copy), and the direct kernel loads and
+/// stores items of this many cells.
 template <class T>
-int direct_item(int nx, int halo, std::initializer_list<T const*> buffers) {
-  int item = direct::run_cells<T>;
+int widest_item(int nx, int halo, std::initializer_list<T const*> buffers) {
+  int item = vector_cells<T>;
   auto aligned = [&](int cells) {
     for (T const* b : buffers) {
       if (reinterpret_cast<std::uintptr_t>(b) % (cells * sizeof(T)) != 0) {
@@ -117,13 +119,23 @@ int direct_item(int nx, int halo, std::initializer_list<T const*> buffers) {
   return item;
 }
 
-/// The direct kernel's blocks along x, y and z.
-inline std::array<long, 3> direct_blocks(std::array<int, 3> const& extents,
-                                         int halo, int run_cells) {
-  int const runs = (extents[2] + halo % run_cells + run_cells - 1) / run_cells;
-  return {(runs + direct::threads_x - 1) / direct::threads_x,
-          (extents[1] + direct::threads_y - 1) / direct::threads_y,
-          (extents[0] + direct::threads_z - 1) / direct::threads_z};
+/// Where the direct kernel's runs lie and how many blocks cover them.
+struct DirectGeometry {
+  int shift;                   ///< a run starts at x = run * run_cells - shift
+  int runs_x;                  ///< runs per row, covering [-shift, nx)
+  std::array<long, 3> blocks;  ///< along x, y and z
+};
+
+template <class T>
+DirectGeometry direct_geometry(std::array<int, 3> const& extents, int halo) {
+  constexpr int cells = direct::run_cells<T>;
+  int const shift = halo % cells;
+  int const runs = (extents[2] + shift + cells - 1) / cells;
+  return {shift,
+          runs,
+          {(runs + direct::threads_x - 1) / direct::threads_x,
+           (extents[1] + direct::threads_y - 1) / direct::threads_y,
+           (extents[0] + direct::threads_z - 1) / direct::threads_z}};
 }
 
 /// How a grid's units are cut into tiles.
@@ -229,13 +241,12 @@ void plan_direct(Plan& p, cudaFuncAttributes& attributes) {
   using K = Kernel<T, Op>;
   // The item the run will load if the buffers are aligned, as Kokkos
   // allocates them.
-  constexpr int cells = direct::run_cells<T>;
   auto const function =
-      K::direct_function(direct_item<T>(p.extents[2], p.halo, {}));
+      K::direct_function(widest_item<T>(p.extents[2], p.halo, {}));
   STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, function));
-  auto const blocks = direct_blocks(p.extents, p.halo, cells);
-  p.tile =
-      Tile{direct::threads_x * cells, direct::threads_y, direct::threads_z};
+  auto const blocks = direct_geometry<T>(p.extents, p.halo).blocks;
+  p.tile = Tile{direct::threads_x * direct::run_cells<T>, direct::threads_y,
+                direct::threads_z};
   p.team_size = direct::threads;
   p.scratch_bytes = 0;
   p.blocks = static_cast<int>(
@@ -350,61 +361,54 @@ void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
   using K = Kernel<T, Op>;
   stencil::detail::PaddedLayout const layout =
       stencil::detail::make_layout<Rank>(grid.extents(), grid.halo());
+  // The buffers swap every step, so one item suits both throughout.
+  int const item = widest_item<T>(p.extents[2], grid.halo(),
+                                  {grid.current().data(), grid.next().data()});
+  auto each_step = [&](auto const& launch) {
+    for (int step = 0; step < steps; ++step) {
+      T* const in = grid.current().data();
+      if (grid.boundary() == Boundary::periodic) {
+        stencil::detail::refresh_periodic_halo<Kokkos::Cuda, T, Rank>(space, in,
+                                                                      layout);
+      }
+      launch(in, grid.next().data());
+      grid.swap();
+    }
+  };
   if constexpr (Rank == 3) {
     if (direct_loads<Op>(p.prefetch)) {
-      constexpr int cells = direct::run_cells<T>;
-      auto const blocks = direct_blocks(p.extents, grid.halo(), cells);
-      for (int step = 0; step < steps; ++step) {
-        T* const in = grid.current().data();
-        if (grid.boundary() == Boundary::periodic) {
-          stencil::detail::refresh_periodic_halo<Kokkos::Cuda, T, Rank>(
-              space, in, layout);
-        }
-        int const item =
-            direct_item<T>(p.extents[2], grid.halo(), {in, grid.next().data()});
-        direct::Params<T, Op> const params{
-            in,
-            grid.next().data(),
-            op,
-            p.extents[2],
-            p.extents[1],
-            p.extents[0],
-            grid.halo(),
-            layout.stride_y,
-            static_cast<long>(layout.stride_z),
-            grid.halo() % cells,
-            static_cast<int>((p.extents[2] + grid.halo() % cells + cells - 1) /
-                             cells),
-            0,
-            0};
-        run_direct_step(space.cuda_stream(), params, blocks, item);
-        grid.swap();
-      }
+      DirectGeometry const g = direct_geometry<T>(p.extents, grid.halo());
+      each_step([&](T const* in, T* out) {
+        direct::Params<T, Op> const params{in,
+                                           out,
+                                           op,
+                                           p.extents[2],
+                                           p.extents[1],
+                                           p.extents[0],
+                                           grid.halo(),
+                                           layout.stride_y,
+                                           static_cast<long>(layout.stride_z),
+                                           g.shift,
+                                           g.runs_x,
+                                           0,
+                                           0};
+        run_direct_step(space.cuda_stream(), params, g.blocks, item);
+      });
       return;
     }
   }
   auto const function = K::function(p.prefetch);
   allow_dynamic_shared(function, p.scratch_bytes);
   Tiling const t = tiling<T, Op>(p.extents, grid.halo());
-  auto aligned = [](T const* pointer) {
-    return reinterpret_cast<std::uintptr_t>(pointer) % 16 == 0;
-  };
   // 16-byte items need every padded row to start at a 16-byte boundary.
-  bool const vector_rows = rows_of_whole_items<T>(p.extents[2], grid.halo()) &&
-                           aligned(grid.current().data()) &&
-                           aligned(grid.next().data());
+  bool const vector_rows = item == vector_cells<T>;
   STENCIL_EXPECT(!p.bulk_copy || vector_rows,
                  "StreamingSweep: bulk_copy needs the grid's buffers to start "
                  "at a 16-byte boundary, and these do not; use bulk_copy = "
                  "false");
-  for (int step = 0; step < steps; ++step) {
-    T* const in = grid.current().data();
-    if (grid.boundary() == Boundary::periodic) {
-      stencil::detail::refresh_periodic_halo<Kokkos::Cuda, T, Rank>(space, in,
-                                                                    layout);
-    }
+  each_step([&](T const* in, T* out) {
     Params<T, Op> const params{in,
-                               grid.next().data(),
+                               out,
                                op,
                                p.extents[2],
                                Rank == 3 ? p.extents[1] : 1,
@@ -421,8 +425,7 @@ void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
     function<<<p.blocks, threads_per_block, p.scratch_bytes,
                space.cuda_stream()>>>(params);
     STENCIL_CUDA_CHECK(cudaGetLastError());
-    grid.swap();
-  }
+  });
 }
 
 }  // namespace stencil::native_cuda::streaming_sweep
