@@ -63,7 +63,7 @@ struct DeviceTiling {
 /// rank 3, prefetch 0 runs a kernel without a shared tile: every thread
 /// loads its taps directly (through L1), in blocks of 64x4x2 doubles or
 /// 128x4x2 floats; the plan chooses it for radius-1 stars and for float
-/// radius-1 grids (j3d7pt double: 93% of the copy-bound ceiling on an
+/// radius-1 grids (j3d7pt double: 92% of the copy-bound ceiling on an
 /// H100), and 3 stages otherwise.
 ///
 /// `bulk_copy = true` (compute capability 9.0 and newer) moves each line of

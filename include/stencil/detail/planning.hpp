@@ -64,10 +64,12 @@ enum class Auto3D { naive, sm_tiling, streaming_sweep };
 ///   Naive, whose 5 planes of z reuse spill from L1 to L2; the sweep holds
 ///   them in shared memory;
 /// - float, radius-1 stars (j3d7pt): the single-step sweep, which loads
-///   them without a shared tile: 312 GCells/s against Naive's 289 and SM
-///   tiling's ~306 on the H100 (perf_tests/results/
-///   nvidia-h100-direct-sweep.md), 369 against 374 on an H200, where SM
-///   tiling at depth 3 is 16% behind Naive;
+///   them without a shared tile: 313 GCells/s against Naive's 289 on the
+///   H100 (perf_tests/results/nvidia-h100-direct-sweep.md; SM tiling at
+///   depth 3 ran 307 in nvidia-h100-auto-3d-rule.md); on an H200 369 (a
+///   throwaway launcher of the kernel) against Naive's 374
+///   (nvidia-h200-streaming-segments.md), where SM tiling at depth 3 is 16%
+///   behind Naive;
 /// - float, other stencils: Naive, within 4% of the fastest row for every
 ///   other suite stencil on the H200 and within 1% on the H100; no native
 ///   plan is ahead on both (SM tiling at depth 1 is 17-23% behind on
