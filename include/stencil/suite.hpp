@@ -4,10 +4,11 @@
 // The benchmark stencils of the published GPU temporal-blocking work
 // (STENCILGEN, AN5D, EBISU), with the coefficients those papers use, so that
 // results can be compared with theirs line by line. Each functor also
-// declares `name` and `flops` (floating-point operations per cell), and the
+// declares `name` and `flops` (floating-point operations per cell), the
 // boxes that read part of their cube `taps` (the points they read), which
-// stencil::model and the benchmarks use; the library itself needs only
-// rank, radius and shape.
+// stencil::model and the benchmarks use, and the divided forms (below)
+// `divisions`, which the native planner reads (see stencil/traits.hpp); the
+// library itself needs only rank, radius and shape.
 // Coefficients are converted to the grid's value type, so float grids
 // compute in float. The stencils whose update ends in a division (by 118 or
 // 159) come in two forms (`Division`): as STENCILS.md writes them, exact
@@ -70,6 +71,7 @@ struct J2d5ptForm {
   static constexpr char const* name =
       detail::form_name<D>("j2d5pt", "j2d5pt-prescaled");
   static constexpr int rank = 2, radius = 1, flops = 10;
+  static constexpr int divisions = D == Division::divided ? 1 : 0;
   static constexpr Shape shape = Shape::star;
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
@@ -88,6 +90,7 @@ struct J2d9ptForm {
   static constexpr char const* name =
       detail::form_name<D>("j2d9pt", "j2d9pt-prescaled");
   static constexpr int rank = 2, radius = 2, flops = 18;
+  static constexpr int divisions = D == Division::divided ? 1 : 0;
   static constexpr Shape shape = Shape::star;
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
@@ -108,6 +111,7 @@ struct J2d9ptGolForm {
   static constexpr char const* name =
       detail::form_name<D>("j2d9pt-gol", "j2d9pt-gol-prescaled");
   static constexpr int rank = 2, radius = 1, flops = 18;
+  static constexpr int divisions = D == Division::divided ? 1 : 0;
   static constexpr Shape shape = Shape::box;
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
@@ -128,6 +132,7 @@ struct J2d25ptForm {
   static constexpr char const* name =
       detail::form_name<D>("j2d25pt", "j2d25pt-prescaled");
   static constexpr int rank = 2, radius = 2, flops = 25;
+  static constexpr int divisions = D == Division::divided ? 1 : 0;
   static constexpr Shape shape = Shape::box;
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
@@ -187,6 +192,7 @@ struct J3d17ptForm {
   static constexpr char const* name =
       detail::form_name<D>("j3d17pt", "j3d17pt-prescaled");
   static constexpr int rank = 3, radius = 1, flops = 34, taps = 17;
+  static constexpr int divisions = D == Division::divided ? 1 : 0;
   static constexpr Shape shape = Shape::box;
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
@@ -212,6 +218,7 @@ struct J3d27ptForm {
   static constexpr char const* name =
       detail::form_name<D>("j3d27pt", "j3d27pt-prescaled");
   static constexpr int rank = 3, radius = 1, flops = 54;
+  static constexpr int divisions = D == Division::divided ? 1 : 0;
   static constexpr Shape shape = Shape::box;
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {

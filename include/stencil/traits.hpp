@@ -27,6 +27,14 @@ inline constexpr int max_radius = 8;
 ///
 /// `in(dy, dx)` reads the neighbour at a relative offset (one offset per
 /// dimension, slowest first; the last index is the contiguous one).
+///
+/// Optional: `static constexpr int divisions = 1;` where the update divides
+/// (by anything but a power of two: `/ 118`, or stencil::Divisor). A GPU
+/// division is a chain of dependent operations after the sum (Divisor: a
+/// multiply and two FMAs per cell), and the native planner's default depth
+/// for radius-1 stars depends on it: without a division their deepest
+/// blocking pays, with one a shallower level on a wider block does (see
+/// backends/native_cuda/temporal_blocking/launch.hpp). Default 0.
 template <class Op>
 concept StencilOperator = requires {
   { Op::rank } -> std::convertible_to<int>;
@@ -36,23 +44,38 @@ concept StencilOperator = requires {
 
 namespace detail {
 
+/// The functor's `divisions` trait, 0 where it declares none.
+template <class Op>
+constexpr int divisions_of() {
+  if constexpr (requires { Op::divisions; }) {
+    return static_cast<int>(Op::divisions);
+  } else {
+    return 0;
+  }
+}
+
 /// Compile-time checks shared by every entry point, with messages that say
 /// what to do. Instantiated from iterate, plan and Grid-taking functions.
 template <class Op, int GridRank>
 constexpr bool check_operator() {
-  static_assert(StencilOperator<Op>,
-                "stencil::traits: the stencil functor must declare `static constexpr "
-                "int rank`, `static constexpr int radius` and `static "
-                "constexpr stencil::Shape shape` (see stencil/traits.hpp)");
+  static_assert(
+      StencilOperator<Op>,
+      "stencil::traits: the stencil functor must declare `static constexpr "
+      "int rank`, `static constexpr int radius` and `static "
+      "constexpr stencil::Shape shape` (see stencil/traits.hpp)");
   if constexpr (StencilOperator<Op>) {
     static_assert(Op::rank >= 1 && Op::rank <= 3,
                   "stencil::traits: a stencil's rank must be 1, 2 or 3");
-    static_assert(Op::rank == GridRank,
-                  "stencil::traits: the stencil's rank does not match the grid's "
-                  "rank; use a Grid<T, Op::rank>");
+    static_assert(
+        Op::rank == GridRank,
+        "stencil::traits: the stencil's rank does not match the grid's "
+        "rank; use a Grid<T, Op::rank>");
     static_assert(Op::radius >= 0 && Op::radius <= max_radius,
                   "stencil::traits: a stencil's radius must be between 0 and "
                   "stencil::max_radius (8)");
+    static_assert(divisions_of<Op>() >= 0,
+                  "stencil::traits: `divisions` counts the divisions of one "
+                  "update; give 0 or more (or leave it out for none)");
   }
   return true;
 }

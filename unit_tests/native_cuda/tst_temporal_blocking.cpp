@@ -276,4 +276,38 @@ TEST(TemporalBlocking, PlanReportsTheNativeLaunch) {
   EXPECT_EQ(star.rows_per_thread, 3) << star;
 }
 
+TEST(TemporalBlocking, DefaultDepthFollowsTheDivision) {
+  STENCIL_REQUIRE_GPU();
+  // The depths below are those measured on sm_90's 227 KB of shared memory
+  // per block (H100, H200); elsewhere fewer levels fit.
+  int optin = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&optin,
+                                   cudaDevAttrMaxSharedMemoryPerBlockOptin, 0),
+            cudaSuccess);
+  if (optin != 232448) GTEST_SKIP() << "shared memory per block " << optin;
+  auto const default_plan = [](auto const& op, auto value) {
+    using T = decltype(value);
+    stencil::Grid<T, 2, Kokkos::CudaSpace> g("d", {64, 8352});
+    return stencil::plan(Kokkos::Cuda{}, g, op, stencil::TemporalBlocking{});
+  };
+  using stencil::suite::J2d5pt;
+  using stencil::suite::J2d5ptPrescaled;
+  static_assert(stencil::detail::divisions_of<J2d5pt>() == 1 &&
+                stencil::detail::divisions_of<J2d5ptPrescaled>() == 0);
+  // Without a division the deepest depth, on a narrow block in double.
+  auto const prescaled = default_plan(J2d5ptPrescaled{}, 0.0);
+  EXPECT_EQ(prescaled.depth, 12) << prescaled;
+  EXPECT_EQ(prescaled.team_size, 256) << prescaled;
+  EXPECT_EQ(default_plan(J2d5ptPrescaled{}, 0.0f).depth, 12);
+  // With one, the deepest on at least 384 columns, at most 10.
+  auto const divided = default_plan(J2d5pt{}, 0.0);
+  EXPECT_EQ(divided.depth, 8) << divided;
+  EXPECT_EQ(divided.team_size, 384) << divided;
+  auto const divided_float = default_plan(J2d5pt{}, 0.0f);
+  EXPECT_EQ(divided_float.depth,
+            stencil::native_cuda::temporal_blocking::max_divided_star_depth)
+      << divided_float;
+  EXPECT_EQ(divided_float.team_size, 512) << divided_float;
+}
+
 }  // namespace

@@ -23,6 +23,14 @@ namespace stencil::native_cuda::temporal_blocking {
 /// so beyond this the tile's halo work outweighs the saved DRAM traffic.
 inline constexpr int max_depth_1d = 64;
 
+/// The deepest default for a radius-1 star whose update divides (see
+/// Kernel::default_depth). In float every depth to 12 runs on 512 columns,
+/// so the block's width does not stop it: j2d5pt on an H200 ran 1105 (10)
+/// against 1003 (12) GCells/s on 8352^2, 1128 (10), 1144 (11) and 1079 (12)
+/// on 10208^2 (perf_tests/results/nvidia-h200-depths-2d.md,
+/// -depth-j2d5pt.md).
+inline constexpr int max_divided_star_depth = 10;
+
 template <class T, class Op>
 struct Kernel {
   static constexpr int rank = Op::rank;
@@ -143,22 +151,32 @@ struct Kernel {
                                 shared_bytes(depth, prefetch), device);
     }
   }
-  /// Where the plan chooses the depth itself (depth = 0). Rank 2: a
-  /// radius-1 star takes the deepest depth that fits (its few shared reads
-  /// per cell make deep blocking pay even on a narrower block); where
-  /// threads can own column pairs (double radius-2 boxes, see
-  /// deepest_pair_depth_2d), the deepest pair depth; other stencils the
-  /// deepest on a block of at least 384 columns (their halo grows faster
-  /// with the depth), else the deepest. Rank 1: 12 (EBISU used 4 to 12).
-  /// Measured on an H200 (`stencil_perf --stencil=2d
-  /// --policy=TemporalBlocking --depth=...`, see the native README): double
-  /// j2d5pt 12 (256 columns), j2d9pt 7 (384), j2d9pt-gol 6 (384), j2d25pt 3
-  /// (pairs, 768 columns).
+  /// Where the plan chooses the depth itself (depth = 0). Rank 2:
+  /// - a radius-1 star takes the deepest depth that fits: its few shared
+  ///   reads per cell make deep blocking pay even on a narrower block
+  ///   (j2d5pt-prescaled: 12 on 256 columns, 9% ahead of 8 on 384 in
+  ///   double; 12 on 512 columns in float);
+  /// - one whose update divides (Op::divisions, stencil/traits.hpp) takes
+  ///   the deepest on a block of at least 384 columns, and at most
+  ///   max_divided_star_depth: the division's dependent operations make a
+  ///   level issue-bound, and wider blocks bring the warps that hide them
+  ///   (j2d5pt: 8 on 384 columns in double, 11-13% ahead of 12 on 256; 10 in
+  ///   float, 5-10% ahead of 12);
+  /// - where threads can own column pairs (double radius-2 boxes, see
+  ///   deepest_pair_depth_2d), the deepest pair depth;
+  /// - other stencils the deepest on a block of at least 384 columns (their
+  ///   halo grows faster with the depth), else the deepest.
+  /// Rank 1: 12 (EBISU used 4 to 12). Measured on an H200 (`stencil_perf
+  /// --policy=TemporalBlocking --depth=...`: the native README,
+  /// perf_tests/results/nvidia-h200-depths-2d.md and -depth-j2d5pt.md):
+  /// double j2d5pt 8 (384 columns), j2d5pt-prescaled 12 (256), j2d9pt 7
+  /// (384), j2d9pt-gol 6 (384), j2d25pt 3 (pairs, 768 columns).
   static int default_depth(DeviceLimits const& device, int prefetch) {
     if constexpr (rank == 1) {
       return std::min(12, max_depth(device, 0));
     } else {
-      bool const narrow_pays = Op::shape == Shape::star && Op::radius == 1;
+      bool const radius1_star = Op::shape == Shape::star && Op::radius == 1;
+      bool const divides = stencil::detail::divisions_of<Op>() > 0;
       int deepest = 0, deepest_wide = 0, deepest_pair = 0;
       for (int depth = 1; depth <= max_compiled_depth_2d<T, Op>; ++depth) {
         if (!fits(depth, prefetch, device)) continue;
@@ -167,7 +185,9 @@ struct Kernel {
         if (pairs_2d_at<T, Op>(depth)) deepest_pair = depth;
       }
       if (deepest_pair > 0) return deepest_pair;
-      return narrow_pays || deepest_wide == 0 ? deepest : deepest_wide;
+      if (radius1_star && !divides) return deepest;
+      int const depth = deepest_wide == 0 ? deepest : deepest_wide;
+      return radius1_star ? std::min(depth, max_divided_star_depth) : depth;
     }
   }
   static bool spills(int depth, int prefetch) {

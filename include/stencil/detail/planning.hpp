@@ -137,12 +137,13 @@ inline std::string gcells_text(Plan const& p) {
 /// 2.5-3.7x and the 2D suite 1.5-1.9x faster than Naive). The depth is the
 /// plan's measured default, not the model's: it predicts the 2D suite's
 /// default rows within 25% (perf_tests/results/nvidia-h200-model.md), but
-/// depths lie closer together than that. No rule on the stencil's traits
-/// can rank them either: j2d5pt's divided and prescaled forms share every
-/// trait, yet in double the divided form runs fastest at depth 8 (13% ahead of
-/// depth 12) and the prescaled form at depth 12 (9% ahead of depth 8) (H200,
-/// perf_tests/results/nvidia-h200-depth-j2d5pt.md); the reason points at
-/// Auto{.tune = true}, which times the depths.
+/// depths lie closer together than that. The default follows the shape,
+/// radius, value type and the functor's `divisions` trait: j2d5pt's divided
+/// and prescaled forms share every other trait, yet in double the divided
+/// form runs fastest at depth 8 (11-13% ahead of depth 12) and the
+/// prescaled form at depth 12 (9% ahead of depth 8) (H200,
+/// perf_tests/results/nvidia-h200-depth-j2d5pt.md); what no trait says,
+/// Auto{.tune = true} finds by timing the depths.
 ///
 /// Rank 3 on the native backend: auto_3d_rule(), a rule on the value type,
 /// shape and radius measured on the suite. Not the model: its 3D terms put
@@ -207,9 +208,9 @@ void choose_automatically(Plan& p) {
           "native temporal blocking keeps a strip on chip for `depth` "
           "steps, so DRAM traffic drops by the depth (measured on an "
           "H200: 2.5-3.7x Naive in 1D, 1.5-1.9x in 2D); depth: the "
-          "plan's measured default, capped by shared memory (the best "
-          "depth also depends on what the traits do not say, such as a "
-          "division: Auto{.tune = true} times the depths); ",
+          "plan's measured default for the stencil's shape, radius, value "
+          "type and divisions, capped by shared memory (Auto{.tune = true} "
+          "times the depths); ",
           true);
     } else {
       constexpr Auto3D rule = auto_3d_rule<T, Op>();
