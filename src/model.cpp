@@ -106,23 +106,33 @@ double shared_accesses(Stencil const& s, Config const& c) {
   return loads + 1;
 }
 
+// What one division in the update (Stencil::divisions) costs a cell: with
+// stencil::Divisor a multiply and two FMAs, FP instructions in the FMA pipe.
+constexpr int division_fp_instructions = 3;
+
 // Instructions a native 1D or 2D kernel issues per computed cell and level
 // besides its shared-memory accesses and one FMA per tap: addressing, the
 // global loads and stores, the ring's index arithmetic and the boundary
-// selects. Fitted, one figure per kernel family, to the default rows of
-// every 1D and 2D suite stencil in float and double in the H200 runs of
-// perf_tests/results before 0d268ec, so each also carries the family's
-// shortfall from one instruction per scheduler and clock; Nsight Compute
-// counts 22-53 per cell and level for 2D TemporalBlocking, issued in 50-79%
-// of the cycles (perf_tests/results/nvidia-h200-ncu-counts.md), and the 2D
-// rows are within 25%. 0 for the portable policies: the model bounds them
-// by DRAM and L1 only, with no issue ceiling.
-double overhead_instructions(Config const& c) {
+// selects, and for each division in the update its instructions and what
+// they keep the scheduler from issuing. Fitted by hand, one figure per
+// kernel family and one per division, so each also carries the family's
+// shortfall from one instruction per scheduler and clock. 2D
+// TemporalBlocking: 16 + 10 per division, from the default rows of the 2D
+// suite in both forms (divided and prescaled), float and double, on an H100
+// (perf_tests/results/nvidia-h100-auto.md, where all 16 are within 25%);
+// the float rows are issue-bound and imply 12-21 and 8-16 more for a
+// division. 1D TemporalBlocking and the 2D sweep keep the figures fitted to
+// the H200 runs before 0d268ec (30 and 70). Nsight Compute counts 22-53 per
+// cell and level for 2D TemporalBlocking, issued in 50-79% of the cycles
+// (perf_tests/results/nvidia-h200-ncu-counts.md). 0 for the portable
+// policies: the model bounds them by DRAM and L1 only, with no issue
+// ceiling.
+double overhead_instructions(Stencil const& s, Config const& c) {
   switch (c.policy) {
     case PolicyKind::streaming_sweep:
       return 70;
     case PolicyKind::temporal_blocking:
-      return 30;
+      return s.rank == 1 ? 30 : 16 + 10 * s.divisions;
     default:
       return 0;
   }
@@ -199,7 +209,7 @@ double instructions(Stencil const& s, Config const& c, double accesses) {
         s.value_size == 8 ? family->fixed_double : family->fixed_float;
     return fixed + accesses + family->per_tap * taps(s);
   }
-  double const overhead = overhead_instructions(c);
+  double const overhead = overhead_instructions(s, c);
   return overhead > 0 ? accesses + taps(s) + overhead : 0;
 }
 
@@ -243,6 +253,8 @@ void check(Stencil const& s, Config const& c, std::array<int, 3> const& extents,
                  s.shape == Shape::box ? "box" : "star", " of rank ", s.rank,
                  " and radius ", s.radius, " has ", points(s), ": give 1 to ",
                  points(s), ", or 0 for all of them");
+  STENCIL_EXPECT(s.divisions >= 0, "model: the stencil divides ", s.divisions,
+                 " times per update; give 0 or more");
   STENCIL_EXPECT(s.value_size == 4 || s.value_size == 8,
                  "model: value size is ", s.value_size,
                  " bytes; the model knows float (4) and double (8)");
@@ -328,8 +340,11 @@ Prediction ceilings(Stencil const& s, Config const& c,
                         : d.shared_tbs * 1e3 * f / (p.shared_accesses * size);
   double const fp = s.value_size == 4 ? d.fp32_gflops : d.fp64_gflops;
   // One FMA (2 FLOPs) per tap at least: the suite's published FLOP counts
-  // are lower for some stencils (j2d25pt: 25 for 25 taps).
-  p.fp_gcells = fp * f / std::max(s.flops, 2 * taps(s));
+  // are lower for some stencils (j2d25pt: 25 for 25 taps). They count a
+  // division as one FLOP; it takes division_fp_instructions.
+  p.fp_gcells = fp * f /
+                (std::max(s.flops, 2 * taps(s)) +
+                 2 * division_fp_instructions * s.divisions);
   // Device tiles: one block per tile of a plane, so a plane of fewer tiles
   // than the device has SMs leaves the others idle. `resident`: the cells
   // computed at once; `occupied`: the share of the device that computes.

@@ -119,12 +119,19 @@ TEST(Model, TemporalBlockingCountsItsSharedTraffic) {
   // times add up.
   EXPECT_DOUBLE_EQ(p.serial_gcells,
                    1 / (1 / p.shared_gcells + 1 / p.fp_gcells));
-  // 3 shared accesses, 5 FMAs and the kernel's 30 other instructions per
-  // cell cost more issue slots than that.
-  EXPECT_DOUBLE_EQ(p.instructions, 3 + 5 + 30);
-  EXPECT_DOUBLE_EQ(p.issue_gcells, 33454 * p.valid_fraction / 38);
-  EXPECT_EQ(p.limit, Limit::instruction_issue);
-  EXPECT_DOUBLE_EQ(p.gcells, p.issue_gcells);
+  EXPECT_DOUBLE_EQ(p.fp_gcells, 33450 * p.valid_fraction / (10 + 2 * 3));
+  EXPECT_EQ(p.limit, Limit::shared_memory);
+  EXPECT_DOUBLE_EQ(p.gcells, p.serial_gcells);
+  // 3 shared accesses, 5 FMAs, the kernel's 16 other instructions per cell
+  // and 10 for the division.
+  EXPECT_DOUBLE_EQ(p.instructions, 3 + 5 + 16 + 10);
+  EXPECT_DOUBLE_EQ(p.issue_gcells, 33454 * p.valid_fraction / 34);
+  // In float the loads and FMAs take half as long; the issue slots bind.
+  auto const single = predict(Stencil::of<stencil::suite::J2d5pt, float>(),
+                              {PolicyKind::temporal_blocking, 12, 512, 0, 3},
+                              {8352, 8352, 0}, h200());
+  EXPECT_EQ(single.limit, Limit::instruction_issue);
+  EXPECT_DOUBLE_EQ(single.gcells, 33454 * single.valid_fraction / 34);
   // j2d25pt: 4 off-centre columns of 5 taps; 4 rows per thread load 8
   // values of each column, 2 per output cell.
   auto const box =
@@ -193,13 +200,31 @@ TEST(Model, CountsAnFmaPerTap) {
   auto const box =
       predict(j2d25pt_float, {PolicyKind::temporal_blocking, 4, 384, 0, 4},
               {8640, 8640, 0}, h200());
-  EXPECT_DOUBLE_EQ(box.fp_gcells, 66900 * box.valid_fraction / 50);
+  // Its division takes a multiply and two FMAs more (stencil::Divisor).
+  EXPECT_DOUBLE_EQ(box.fp_gcells, 66900 * box.valid_fraction / (50 + 6));
   // poisson reads 19 of its box's 27 points.
   auto const sweep =
       predict(poisson, {PolicyKind::streaming_sweep}, {2560, 288, 384}, h200());
   EXPECT_DOUBLE_EQ(sweep.fp_gcells, 66900.0 / 38);
   EXPECT_DOUBLE_EQ(sweep.shared_accesses, 19 + 1);
   EXPECT_DOUBLE_EQ(sweep.instructions, 0 + 20 + 2.85 * 19);
+}
+
+TEST(Model, ADivisionCostsInstructions) {
+  constexpr Stencil prescaled =
+      Stencil::of<stencil::suite::J2d5ptPrescaled, float>();
+  constexpr Stencil divided = Stencil::of<stencil::suite::J2d5pt, float>();
+  static_assert(prescaled.divisions == 0 && divided.divisions == 1);
+  Config const config{PolicyKind::temporal_blocking, 10, 512, 0, 3};
+  std::array<int, 3> const d2{8352, 8352, 0};
+  auto const fast = predict(prescaled, config, d2, h200());
+  auto const slow = predict(divided, config, d2, h200());
+  EXPECT_DOUBLE_EQ(slow.instructions - fast.instructions, 10);
+  EXPECT_LT(slow.fp_gcells, fast.fp_gcells);
+  EXPECT_LT(slow.gcells, fast.gcells);
+  // Naive is bound by DRAM and L1 either way.
+  EXPECT_DOUBLE_EQ(predict(divided, {PolicyKind::naive}, d2, h200()).gcells,
+                   predict(prescaled, {PolicyKind::naive}, d2, h200()).gcells);
 }
 
 TEST(Model, MoreRowsPerThreadShareMoreLoads) {
@@ -377,6 +402,9 @@ TEST(Model, RefusesWhatItCannotDescribe) {
   bad = j2d5pt;
   bad.flops = 0;
   expect_refused(bad, naive, d2, h200(), "give at least 1");
+  bad = j2d5pt;
+  bad.divisions = -1;
+  expect_refused(bad, naive, d2, h200(), "divides -1 times per update");
   bad = j2d5pt;
   bad.taps = 6;
   expect_refused(bad, naive, d2, h200(), "has 5: give 1 to 5, or 0");

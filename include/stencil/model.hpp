@@ -97,17 +97,25 @@ struct Stencil {
   /// Points the update reads; 0 = every point of the shape. A box that
   /// reads only part of its cube (j3d17pt, poisson) says so here.
   int taps = 0;
+  /// Divisions per update (the functor's optional `divisions` trait,
+  /// stencil/traits.hpp): each is a chain of instructions after the sum.
+  int divisions = 0;
 
   /// The description of functor `Op` on values of type `T`; `Op` declares
-  /// `flops` besides the stencil traits (the suite's functors do), and
-  /// `taps` where it reads fewer points than its shape holds.
+  /// `flops` besides the stencil traits (the suite's functors do), `taps`
+  /// where it reads fewer points than its shape holds, and `divisions`
+  /// where its update divides.
   template <class Op, class T>
   static constexpr Stencil of() {
     int taps = 0;
     if constexpr (requires { Op::taps; }) taps = Op::taps;
-    return {
-        Op::rank, Op::radius, Op::shape, Op::flops, static_cast<int>(sizeof(T)),
-        taps};
+    return {Op::rank,
+            Op::radius,
+            Op::shape,
+            Op::flops,
+            static_cast<int>(sizeof(T)),
+            taps,
+            detail::divisions_of<Op>()};
   }
 };
 
