@@ -73,9 +73,10 @@ constexpr bool check_operator() {
     static_assert(Op::radius >= 0 && Op::radius <= max_radius,
                   "stencil::traits: a stencil's radius must be between 0 and "
                   "stencil::max_radius (8)");
-    static_assert(divisions_of<Op>() >= 0,
-                  "stencil::traits: `divisions` counts the divisions of one "
-                  "update; give 0 or more (or leave it out for none)");
+    static_assert(
+        divisions_of<Op>() >= 0,
+        "stencil::traits: a stencil's divisions count the divisions of one "
+        "update; give 0 or more (or leave it out for none)");
   }
   return true;
 }
