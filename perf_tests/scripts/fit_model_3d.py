@@ -19,13 +19,15 @@ underflowed values (float j3d17pt and j3d27pt refilled less often than every
 31 and 42 steps) are left out, and so are the Auto rows (plans that have rows of their own).
 A family's fixed instructions and its issued fraction trade off against
 each other, so fits from different starts land on different, equally good
-figures; src/model.cpp keeps rounded figures of one (--model checks those).
+figures; src/model.cpp keeps rounded figures of one, which this script reads
+as its starting point (--model checks those).
 Standard library only.
 """
 
 import argparse
 import json
 import math
+import os
 import random
 import re
 
@@ -36,8 +38,6 @@ FAMILIES = {
     "DeviceTiling": "device_tiling",
     "StreamingSweep": "sweep",
 }
-SWEEP_DRAM_SHARE = {8: 0.76, 4: 0.60}
-DIRECT_SWEEP_DRAM_SHARE = {8: 0.92, 4: 0.83}
 # Steps after which these float stencils' values leave the normal range
 # (perf_tests refills before; runs before 9ad6883 refilled every 64 steps).
 NORMAL_STEPS_FLOAT = {"j3d17pt": 31, "j3d27pt": 42}
@@ -129,22 +129,39 @@ def predict(p, r):
         wait = resident * r["depth"] / (p["device_tiling.exchange"] * d["exchange"] * 1e3)
         return 1 / (1 / issue + 1 / wait)
     issue = d["issue"] * issued / instructions
-    share = (DIRECT_SWEEP_DRAM_SHARE if fam == "direct_sweep" else SWEEP_DRAM_SHARE)[size]
+    share = p[fam + ".dram_share_" + t]
     return min(issue, share * d["copy"] / (2 * size))
 
 
-START = {
-    "sm_tiling.fixed_double": 30, "sm_tiling.fixed_float": 24, "sm_tiling.per_tap": 1.3,
-    "sm_tiling.issued_double": 0.4, "sm_tiling.issued_float": 0.5,
-    "device_tiling.fixed_double": 37, "device_tiling.fixed_float": 37,
-    "device_tiling.per_tap": 0.4, "device_tiling.issued_double": 0.265,
-    "device_tiling.issued_float": 0.465, "device_tiling.exchange": 0.48,
-    "sweep.fixed_double": 8, "sweep.fixed_float": 0, "sweep.per_tap": 2.85,
-    "sweep.issued_double": 0.345, "sweep.issued_float": 0.45,
-    "direct_sweep.fixed_double": 28.5, "direct_sweep.fixed_float": 8,
-    "direct_sweep.per_tap": 0.7, "direct_sweep.issued_double": 0.24,
-    "direct_sweep.issued_float": 0.25,
-}
+MODEL_CPP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                         "src", "model.cpp")
+# The C++ names of the families' figures (struct Rank3Family, in its order).
+FAMILY_OF_CPP = {"sm_tiling_3d": "sm_tiling", "device_tiling_3d": "device_tiling",
+                 "sweep_3d": "sweep", "direct_sweep_3d": "direct_sweep"}
+FIELDS = ("fixed_double", "fixed_float", "per_tap", "issued_double", "issued_float",
+          "dram_share_double", "dram_share_float")
+
+
+def model_figures(path=MODEL_CPP):
+    """The figures src/model.cpp keeps: read from it, so the two cannot drift."""
+    text = open(path).read()
+    figures = {}
+    for name, values in re.findall(r"constexpr Rank3Family (\w+)\{([^}]*)\};", text):
+        numbers = [float(v) for v in values.split(",")]
+        numbers += [1.0] * (len(FIELDS) - len(numbers))  # the DRAM shares default to 1
+        for field, value in zip(FIELDS, numbers):
+            figures[FAMILY_OF_CPP[name] + "." + field] = value
+    wait = re.search(r"constexpr double exchange_wait_per_plane = ([\d.]+);", text)
+    if len(figures) != len(FAMILY_OF_CPP) * len(FIELDS) or not wait:
+        raise SystemExit(f"fit_model_3d.py: cannot find the 3D families' figures in {path}")
+    figures["device_tiling.exchange"] = float(wait.group(1))
+    return figures
+
+
+START = model_figures()
+# Fitted: the instruction and issue figures and the exchange wait; the
+# DRAM shares are measured (j3d7pt, the memory-bound row) and kept.
+FITTED = [k for k in START if ".dram_share_" not in k]
 
 
 def fit(rows, steps=20000, seed=1):
@@ -153,7 +170,7 @@ def fit(rows, steps=20000, seed=1):
         mine = [r for r in rows if r["family"] == fam]
         if not mine:
             continue
-        keys = [k for k in p if k.startswith(fam + ".")]
+        keys = [k for k in FITTED if k.startswith(fam + ".")]
         score = lambda q: sum(math.log(predict(q, r) / r["gcells"]) ** 2 for r in mine)
         best, rng = score(p), random.Random(seed)
         for _ in range(steps):
