@@ -178,14 +178,6 @@ constexpr int segment_length(Tiling const& t) {
   return std::min(t.units, Rank == 3 ? 16 : 2 * Radius + 4);
 }
 
-/// Whether every padded row of an x extent `nx` with `halo` is a whole
-/// number of 16-byte items (the 16-byte copies and stores, and the bulk
-/// copies, need it).
-template <class T>
-constexpr bool rows_of_whole_items(int nx, int halo) {
-  return (nx + 2 * halo) % vector_cells<T> == 0;
-}
-
 /// Why bulk copies cannot run for `p` with `prefetch` stages (-1: the
 /// plan's default) on `device`; empty where they can: they need sm_90, a
 /// stage of prefetch, and padded rows of whole 16-byte items.
@@ -206,7 +198,7 @@ std::string bulk_copy_obstacle(Plan const& p, DeviceLimits const& device,
         "least one stage of prefetch, and prefetch is 0; use 1 to ",
         max_prefetch_stages, ", or -1 for the plan's default");
   }
-  if (!rows_of_whole_items<T>(p.extents[2], p.halo)) {
+  if (widest_item<T>(p.extents[2], p.halo, {}) != vector_cells<T>) {
     int const padded = p.extents[2] + 2 * p.halo;
     constexpr int vector = vector_cells<T>;
     int const fitting = p.extents[2] + (vector - padded % vector);
