@@ -203,8 +203,10 @@ Options:
   --policy=LIST         policy names, e.g. Naive,SpatialBlocking,Auto
                         (default: all but StreamingSweepBulk and
                         StreamingSweepAsync, the native sweep with its
-                        copies forced to cp.async.bulk or cp.async, which
-                        run when named)
+                        copies forced to cp.async.bulk or cp.async, and
+                        DeviceTilingL2Window, device tiling with its
+                        exchange buffer persisting in L2, which run when
+                        named)
   --backend=NAME        fail unless the benchmarks run on this Kokkos
                         execution space (e.g. Cuda, OpenMP, Serial)
   --size=SIZE           'paper' (paper domain, steps = EBISU depth),

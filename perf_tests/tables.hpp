@@ -128,6 +128,11 @@ auto native_policy_table() {
         PolicyEntry{"TemporalBlocking", stencil::TemporalBlocking{},
                     ranks<1, 3>},
         PolicyEntry{"DeviceTiling", stencil::DeviceTiling{}, ranks<3, 3>},
+        // The same with the exchange buffer kept in L2 as persisting lines,
+        // to measure the default (off) against it. Only when named.
+        PolicyEntry{"DeviceTilingL2Window",
+                    stencil::DeviceTiling{.l2_window = true}, ranks<3, 3>,
+                    true},
         // One kernel per step through shared memory, measured against the
         // DRAM-bound ceiling and Naive; its plan chooses the copies (bulk
         // copies on rank 2 where they can run, cp.async elsewhere).

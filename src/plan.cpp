@@ -103,6 +103,10 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
     out << ", tile " << p.tile.x << "x" << p.tile.y << " per block, "
         << p.tile.z << " planes streamed, regions " << p.regions << " of "
         << p.blocks << " blocks, exchange " << p.exchange;
+    if (p.l2_window_bytes > 0) {
+      out << " (L2 window: " << p.l2_window_bytes
+          << " B of it kept as persisting lines)";
+    }
     print_prefetch("plain loads, an iteration ahead");
     out << ", threads " << p.team_size << ", registers " << p.registers
         << ", local memory " << p.local_memory_bytes << " B/thread"

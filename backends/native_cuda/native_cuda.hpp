@@ -57,7 +57,8 @@ struct Native<Kokkos::Cuda> {
 
   template <class T, class Op>
   static void plan_device_tiling(Plan& p, DeviceTiling const& policy) {
-    native_cuda::device_tiling::plan<T, Op>(p, policy.depth, policy.prefetch);
+    native_cuda::device_tiling::plan<T, Op>(p, policy.depth, policy.prefetch,
+                                            policy.l2_window);
   }
 
   template <class T, class Op>

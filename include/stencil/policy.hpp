@@ -48,9 +48,22 @@ struct TemporalBlocking {
 /// device-wide barrier per plane. `depth = 0` lets the plan choose; a depth
 /// that does not fit is refused with the largest one that does.
 /// `prefetch` as for TemporalBlocking.
+///
+/// `l2_window = true` keeps the rim-exchange buffer in L2 as persisting
+/// lines: the launches get an access policy window over it, with the
+/// device's persisting L2 limit raised to the buffer's size (at most what
+/// the device can set aside). The limit is device-wide, so iterate() then
+/// waits for its launches and puts it back before it returns. Off by
+/// default: on an H100 (2560x352x384, the plan's depths) the 9-22 MB buffer
+/// stays in the 50 MB L2 without it, and every 3D suite row ran at
+/// 0.991-1.005 of its speed without the window
+/// (perf_tests/results/nvidia-h100-l2-window.md). Refused on devices that
+/// cannot set L2 aside (compute capability below 8.0) and at depth 1, which
+/// exchanges nothing.
 struct DeviceTiling {
   int depth = 0;
   int prefetch = -1;
+  bool l2_window = false;
 };
 
 /// The native single-step sweep (native CUDA backend, rank 2 and 3, fixed

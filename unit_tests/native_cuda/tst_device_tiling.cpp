@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <iostream>
 #include <sstream>
@@ -251,6 +252,92 @@ TEST(DeviceTiling, GridSyncExchange) {
                                    7);
   check_grid_sync_exchange<float>(stencil::suite::J3d13pt{}, {17, 23, 29}, 2,
                                   5);
+}
+
+// The exchange buffer kept in L2 as persisting lines (DeviceTiling's
+// l2_window): the same results as the reference, a plan that says so, and
+// the device's persisting limit and the stream's own window put back after
+// the launches.
+template <class T, class Op>
+void check_l2_window(Op const& op, std::array<int, 3> extents, int depth,
+                     int steps) {
+  SCOPED_TRACE(std::string(Op::name) + (sizeof(T) == 4 ? " float" : " double") +
+               " L2 window, depth " + std::to_string(depth) + ", steps " +
+               std::to_string(steps));
+  auto const initial =
+      stencil_test::random_field<T, 3>(extents, Op::radius, op, steps, 11);
+  auto const expected =
+      stencil_test::reference(initial, op, steps, stencil::Boundary::fixed);
+  stencil::Grid<T, 3, Kokkos::CudaSpace> grid("u", extents,
+                                              {.halo = Op::radius});
+  stencil_test::load(grid, initial);
+  stencil::DeviceTiling const policy{
+      .depth = depth, .prefetch = 0, .l2_window = true};
+  auto const p = stencil::plan(Kokkos::Cuda{}, grid, op, policy);
+  std::size_t const region_cells =
+      static_cast<std::size_t>(p.blocks) * dt::tile_x * dt::tile_y;
+  auto const device = stencil::native_cuda::current_device_limits();
+  EXPECT_EQ(
+      p.l2_window_bytes,
+      std::min({2 * (depth - 1) * region_cells * dt::Exchange<T>::cell_bytes,
+                device.persisting_l2_max, device.access_policy_window_max}))
+      << p;
+  std::ostringstream text;
+  text << p;
+  EXPECT_NE(text.str().find("L2 window: "), std::string::npos) << text.str();
+  std::size_t limit_before = 0, limit_after = 0;
+  ASSERT_EQ(cudaDeviceGetLimit(&limit_before, cudaLimitPersistingL2CacheSize),
+            cudaSuccess);
+  stencil::iterate(Kokkos::Cuda{}, grid, op, steps, policy);
+  Kokkos::fence();
+  EXPECT_TRUE(stencil_test::matches(stencil_test::read_back(grid), expected,
+                                    initial, stencil::Boundary::fixed, steps));
+  // The device-wide limit is put back: left raised, it takes L2 from every
+  // later kernel.
+  ASSERT_EQ(cudaDeviceGetLimit(&limit_after, cudaLimitPersistingL2CacheSize),
+            cudaSuccess);
+  EXPECT_EQ(limit_after, limit_before);
+  cudaStreamAttrValue after{};
+  ASSERT_EQ(
+      cudaStreamGetAttribute(Kokkos::Cuda{}.cuda_stream(),
+                             cudaStreamAttributeAccessPolicyWindow, &after),
+      cudaSuccess);
+  EXPECT_EQ(after.accessPolicyWindow.num_bytes, 0u);
+}
+
+TEST(DeviceTiling, L2Window) {
+  STENCIL_REQUIRE_GPU();
+  auto const device = stencil::native_cuda::current_device_limits();
+  if (device.persisting_l2_max == 0) {
+    stencil::Grid<double, 3, Kokkos::CudaSpace> grid("u", {17, 23, 29});
+    stencil_test::expect_refused_with(
+        [&] {
+          stencil::plan(Kokkos::Cuda{}, grid, stencil::suite::J3d7pt{},
+                        stencil::DeviceTiling{.l2_window = true});
+        },
+        "cannot. Use l2_window = false");
+    GTEST_SKIP() << device.name << " cannot set L2 aside";
+  }
+  check_l2_window<double>(stencil::suite::J3d7pt{}, {13, 70, 45}, 3, 7);
+  check_l2_window<float>(stencil::suite::J3d27pt{}, {17, 23, 29}, 2, 5);
+  check_l2_window<double>(stencil::suite::J3d13pt{}, {13, 70, 45}, 2, 4);
+  // A depth-1 launch exchanges nothing: refused, the grid untouched.
+  stencil::Grid<double, 3, Kokkos::CudaSpace> grid("u", {20, 30, 40});
+  stencil::fill(grid, [](int k, int i, int j) { return 0.25 * i - j + k; });
+  auto const before = stencil_test::read_back(grid);
+  stencil_test::expect_refused_with(
+      [&] {
+        stencil::iterate(Kokkos::Cuda{}, grid, stencil::suite::J3d7pt{}, 3,
+                         stencil::DeviceTiling{
+                             .depth = 1, .prefetch = 0, .l2_window = true});
+      },
+      "l2_window at depth 1");
+  Kokkos::fence();
+  EXPECT_EQ(stencil_test::read_back(grid).data, before.data);
+  // Off by default.
+  auto const p = stencil::plan(Kokkos::Cuda{}, grid, stencil::suite::J3d7pt{},
+                               stencil::DeviceTiling{});
+  EXPECT_EQ(p.l2_window_bytes, 0u) << p;
 }
 
 TEST(DeviceTiling, RefusesWhatItCannotRun) {

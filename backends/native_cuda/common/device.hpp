@@ -31,6 +31,11 @@ struct DeviceLimits {
   int multiprocessors = 0;
   int compute_capability = 0;  // major * 10 + minor
   std::size_t shared_per_block_optin = 0;
+  /// L2 that can be set aside for persisting accesses, and the largest
+  /// access policy window (0 where the device has none: below compute
+  /// capability 8.0).
+  std::size_t persisting_l2_max = 0;
+  std::size_t access_policy_window_max = 0;
 };
 
 inline DeviceLimits current_device_limits() {
@@ -40,6 +45,9 @@ inline DeviceLimits current_device_limits() {
   d.multiprocessors = prop.multiProcessorCount;
   d.compute_capability = prop.major * 10 + prop.minor;
   d.shared_per_block_optin = prop.sharedMemPerBlockOptin;
+  d.persisting_l2_max = static_cast<std::size_t>(prop.persistingL2CacheMaxSize);
+  d.access_policy_window_max =
+      static_cast<std::size_t>(prop.accessPolicyMaxWindowSize);
   return d;
 }
 

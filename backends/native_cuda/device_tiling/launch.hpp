@@ -6,6 +6,7 @@
 #include <native_cuda/common/cuda_check.hpp>
 #include <native_cuda/common/device.hpp>
 #include <native_cuda/common/grid_barrier.hpp>
+#include <native_cuda/common/l2_window.hpp>
 #include <native_cuda/device_tiling/kernels.hpp>
 
 #include <stencil/detail/plan_data.hpp>
@@ -198,10 +199,27 @@ inline std::vector<Region> cut_regions(int nx, int ny, int blocks, int depth,
   return regions;
 }
 
+/// Bytes of exchange buffer the launches of depth `depth` over `region` use:
+/// levels 1..depth-1, two iteration parities, every cell of the region.
+template <class X>
+std::size_t exchange_bytes(int depth, Region const& region) {
+  return static_cast<std::size_t>(2) * (depth - 1) * region.tiles_x *
+         region.tiles_y * tile_x * tile_y * X::cell_bytes;
+}
+
+/// The L2 window over `bytes` of exchange buffer: as much of it as the
+/// device can keep persisting.
+inline std::size_t l2_window_bytes(std::size_t bytes,
+                                   DeviceLimits const& device) {
+  return std::min(
+      {bytes, device.persisting_l2_max, device.access_policy_window_max});
+}
+
 /// Resolves a DeviceTiling policy into `p`; refuses what the device or the
 /// kernel cannot do before anything runs.
 template <class T, class Op>
-void plan(Plan& p, int requested_depth, int requested_prefetch) {
+void plan(Plan& p, int requested_depth, int requested_prefetch,
+          bool l2_window = false) {
   static_assert(Op::rank == 3,
                 "stencil::DeviceTiling is for rank-3 grids; rank 1 and 2 use "
                 "TemporalBlocking");
@@ -240,6 +258,18 @@ void plan(Plan& p, int requested_depth, int requested_prefetch) {
                  " kernel can be resident on ", device.name);
   std::vector<Region> const regions =
       cut_regions(p.extents[2], p.extents[1], blocks, depth, Op::radius);
+  if (l2_window) {
+    STENCIL_EXPECT(
+        device.persisting_l2_max > 0 && device.access_policy_window_max > 0,
+        "DeviceTiling: l2_window needs a GPU that can set L2 aside "
+        "for persisting accesses (compute capability 8.0 or "
+        "newer); ",
+        device.name, " cannot. Use l2_window = false");
+    STENCIL_EXPECT(depth > 1,
+                   "DeviceTiling: l2_window at depth 1: a launch "
+                   "of depth 1 exchanges nothing to keep in L2. "
+                   "Use a depth of 2 or more, or l2_window = false");
+  }
   cudaFuncAttributes attributes{};
   STENCIL_CUDA_CHECK(
       cudaFuncGetAttributes(&attributes, K::function(depth, prefetch)));
@@ -259,6 +289,11 @@ void plan(Plan& p, int requested_depth, int requested_prefetch) {
   p.blocks_per_sm = blocks / device.multiprocessors;
   p.regions = static_cast<int>(regions.size());
   p.exchange = std::string(name(Exchange<T>::kind));
+  p.l2_window_bytes =
+      l2_window
+          ? l2_window_bytes(exchange_bytes<Exchange<T>>(depth, regions.front()),
+                            device)
+          : 0;
   p.device = device.name;
 }
 
@@ -325,23 +360,24 @@ void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
   int const remainder = steps % p.depth;
   std::vector<Region> const last =
       remainder == 0 ? full : regions_for(remainder);
-  // Exchange planes of levels 1..depth-1, two iteration parities, for the
-  // larger need of the two launch shapes.
-  auto exchange_cells = [](int depth, Region const& g) {
-    return 2L * (depth - 1) * g.tiles_x * g.tiles_y * tile_x * tile_y;
-  };
-  std::size_t const cells =
-      std::max({1L, exchange_cells(p.depth, full.front()),
-                exchange_cells(std::max(1, remainder), last.front())});
+  // The larger need of the two launch shapes.
+  std::size_t const bytes =
+      std::max({static_cast<std::size_t>(X::cell_bytes),
+                exchange_bytes<X>(p.depth, full.front()),
+                exchange_bytes<X>(std::max(1, remainder), last.front())});
   std::size_t const launches =
       static_cast<std::size_t>(steps / p.depth) * full.size() +
       (remainder == 0 ? 0 : last.size());
   ExchangeBuffer& buffer = exchange_buffer(
-      space, cells * X::cell_bytes,
+      space, bytes,
       launches * static_cast<std::size_t>(iterations<Op::radius>(nz, p.depth)));
   X exchange{};
   exchange.buffer =
       reinterpret_cast<decltype(exchange.buffer)>(buffer.bytes.data());
+  L2Window window(space.cuda_stream(), buffer.bytes.data(),
+                  p.l2_window_bytes > 0
+                      ? l2_window_bytes(bytes, current_device_limits())
+                      : 0);
   for (int done = 0; done < steps;) {
     int const depth = std::min(p.depth, steps - done);
     std::vector<Region> const& regions = depth == p.depth ? full : last;
@@ -371,6 +407,7 @@ void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
     grid.swap();
     done += depth;
   }
+  window.close();
 }
 
 // SM tiling: TemporalBlocking on rank-3 grids. The device-tiling kernel

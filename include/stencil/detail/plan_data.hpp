@@ -66,6 +66,9 @@ struct Plan {
   int prefetch = 0;
   /// StreamingSweep: the prefetch moves whole lines with cp.async.bulk.
   bool bulk_copy = false;
+  /// DeviceTiling: bytes of the exchange buffer its launches keep in L2 as
+  /// persisting lines (DeviceTiling::l2_window); 0 for none.
+  std::size_t l2_window_bytes = 0;
   std::string device;  ///< the GPU the plan was made for
 
   /// stencil::model's prediction for this plan, where it makes one: a
