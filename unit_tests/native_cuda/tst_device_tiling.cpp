@@ -285,9 +285,14 @@ void check_l2_window(Op const& op, std::array<int, 3> extents, int depth,
   std::ostringstream text;
   text << p;
   EXPECT_NE(text.str().find("L2 window: "), std::string::npos) << text.str();
-  std::size_t limit_before = 0, limit_after = 0;
+  // From no set-aside L2, so that the window has to raise the limit and the
+  // check below sees it put back (a limit already above the buffer's size
+  // would be left alone, and the check could not fail).
+  ASSERT_EQ(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0), cudaSuccess);
+  std::size_t limit_before = 1, limit_after = 1;
   ASSERT_EQ(cudaDeviceGetLimit(&limit_before, cudaLimitPersistingL2CacheSize),
             cudaSuccess);
+  ASSERT_LT(limit_before, p.l2_window_bytes);
   stencil::iterate(Kokkos::Cuda{}, grid, op, steps, policy);
   Kokkos::fence();
   EXPECT_TRUE(stencil_test::matches(stencil_test::read_back(grid), expected,
