@@ -101,7 +101,8 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
   }
   if (p.policy == PolicyKind::device_tiling) {
     out << ", tile " << p.tile.x << "x" << p.tile.y << " per block, "
-        << p.tile.z << " planes streamed, regions " << p.regions << " of "
+        << p.z_segments << " z segment" << (p.z_segments == 1 ? "" : "s")
+        << " of " << p.tile.z << " planes, regions " << p.regions << " of "
         << p.blocks << " blocks, exchange " << p.exchange;
     if (p.l2_window_bytes > 0) {
       out << " (L2 window: " << p.l2_window_bytes

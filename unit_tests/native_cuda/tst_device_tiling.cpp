@@ -3,7 +3,8 @@
 // stencil, float and double, extents that are not multiples of the 32x32
 // tile, every depth from 1 to the largest that fits, step counts that are
 // and are not multiples of the depth, and an xy plane too large for one
-// region (overlapping regions run one after another). The same for SM
+// region (overlapping regions run one after another), and z deep enough
+// for several segments side by side. The same for SM
 // tiling (TemporalBlocking on rank-3 grids: isolated, overlapped tiles and
 // z segments), and the grid-sync exchange kept for comparison. Each with
 // prefetch 0 (plain loads), 1 and 2 (cp.async).
@@ -104,6 +105,20 @@ void check_all_depths(Op const& op) {
     check<float>(op, {13, 70, 45}, max_depth<float, Op>(prefetch), {5},
                  prefetch);
   }
+  // Deep enough in z for two segments at every depth (a segment is at
+  // least 8 * depth * (3r + 1) planes): segments side by side, each a
+  // device tile with its own exchange, the last one shorter.
+  auto segmented = [&](auto value, int depth, int steps) {
+    using T = decltype(value);
+    int const nz = 16 * depth * (3 * Op::radius + 1) + 5;
+    auto const p = check<T>(op, {nz, 38, 45}, depth, {steps});
+    EXPECT_GT(p.z_segments, 1) << p;
+  };
+  for (int depth = 1; depth <= deepest; ++depth) {
+    segmented(double{}, depth, 2 * depth + 1);
+  }
+  segmented(float{}, max_depth<float, Op>(), 5);
+  segmented(float{}, 2, 3);
 }
 
 // SM tiling: 17x23x29 is one tile at depth 1 and several overlapped ones
@@ -395,12 +410,39 @@ TEST(DeviceTiling, PlanReportsTheLaunch) {
                                stencil::DeviceTiling{3});
   std::ostringstream text;
   text << p;
-  for (char const* part : {"backend: native_cuda", "DeviceTiling", "depth 3",
-                           "tile 32x32", "regions 1 of 132 blocks",
-                           "exchange tagged", "registers", "prefetch off"}) {
+  // 12x11 tiles, in as many z segments as the resident blocks hold.
+  std::string const blocks =
+      "regions 1 of " + std::to_string(12 * 11 * p.z_segments) + " blocks";
+  for (std::string const part :
+       {"backend: native_cuda", "DeviceTiling", "depth 3", "tile 32x32",
+        " z segment", blocks.c_str(), "exchange tagged", "registers",
+        "prefetch off"}) {
     EXPECT_NE(text.str().find(part), std::string::npos) << text.str();
   }
+  EXPECT_EQ(p.z_segments, (2560 + p.tile.z - 1) / p.tile.z) << p;
+  EXPECT_EQ(p.blocks, 12 * 11 * p.z_segments) << p;
+  EXPECT_LE(p.blocks,
+            p.blocks_per_sm *
+                stencil::native_cuda::current_device_limits().multiprocessors)
+      << p;
   std::cout << text.str() << '\n';
+  // The default depth: the deepest that fits, at most 5 in double radius 1.
+  auto const chosen = stencil::plan(
+      Kokkos::Cuda{}, grid, stencil::suite::J3d7pt{}, stencil::DeviceTiling{});
+  EXPECT_EQ(chosen.depth,
+            std::min(5, max_depth<double, stencil::suite::J3d7pt>()))
+      << chosen;
+  // Float boxes: the deepest depth with two blocks per SM, in z segments.
+  stencil::Grid<float, 3, Kokkos::CudaSpace> boxes("b", {2560, 352, 384});
+  auto const box =
+      stencil::plan(Kokkos::Cuda{}, boxes, stencil::suite::Poisson19pt{},
+                    stencil::DeviceTiling{});
+  EXPECT_GE(box.blocks_per_sm, 2) << box;
+  EXPECT_GT(box.z_segments, 1) << box;
+  auto const deeper =
+      stencil::plan(Kokkos::Cuda{}, boxes, stencil::suite::Poisson19pt{},
+                    stencil::DeviceTiling{box.depth + 1});
+  EXPECT_EQ(deeper.blocks_per_sm, 1) << deeper;
   auto const staged =
       stencil::plan(Kokkos::Cuda{}, grid, stencil::suite::J3d7pt{},
                     stencil::DeviceTiling{3, 1});

@@ -24,7 +24,11 @@
 // A region is a rectangle of tiles, at most one per resident block. When
 // the grid's xy plane needs more tiles, it is cut into regions that overlap
 // by depth*r cells on each side (recomputed, as the strips of the 2D
-// kernel), run one after another; each writes only its core.
+// kernel), run one after another; each writes only its core. When the
+// resident blocks hold the region two or more times over (shallow depths,
+// whose kernels are compiled for two blocks per SM), z is cut into that many
+// segments, each streamed by a copy of the region with its own exchange
+// planes, recomputing the depth*r planes on either side it depends on.
 #pragma once
 
 #include <native_cuda/common/device.hpp>
@@ -134,13 +138,31 @@ struct Params3D {
   Region region;
   IsolatedTiles isolated;
   int prefetch;  // 0: plain loads into registers; s: cp.async s ahead
+  /// Device tiling: planes per z segment. The launch has a block per tile
+  /// of the region and segment (block b: tile b % tiles, segment b /
+  /// tiles); the blocks of a segment form a device tile of their own, with
+  /// their own exchange planes, and recompute the depth*r planes below and
+  /// above their segment that they depend on.
+  int z_segment;
 };
+
+/// Whether an SM of compute capability 9.0 (228 KiB of shared memory, 1
+/// KiB of it reserved per block) holds two blocks of `Depth` levels at
+/// once. Such depths also get a kernel compiled for two blocks per SM (at
+/// most 128 registers), used where it does not spill: one block of 8 warps
+/// leaves the issue slots idle while it waits on shared memory, its FMA
+/// chains and the rim exchange. Deeper than 3 the levels need more than 128
+/// registers (sm_90: float j3d7pt spills 32 bytes at depth 4).
+template <class T, int Radius, int Depth>
+inline constexpr bool two_blocks_fit =
+    Depth <= 3 && 2 * (shared_bytes<T, Radius>(Depth) + 1024) <= 233472;
 
 /// `Staged`: the input comes through the staging ring (prefetch > 0); a
 /// kernel of its own, so that the plain-load kernel stays as it was.
+/// `MinBlocks`: blocks per SM the registers are limited for.
 template <class T, class Op, int Depth, class Exchange, bool Staged,
-          int Threads = threads_per_block>
-__global__ void __launch_bounds__(Threads, 1)
+          int MinBlocks = 1, int Threads = threads_per_block>
+__global__ void __launch_bounds__(Threads, MinBlocks)
     device_tiling_3d(Params3D<T, Op, Exchange> const p) {
   static_assert(tile_x * tile_y % Threads == 0 && Threads % tile_x == 0);
   constexpr int r = Op::radius;
@@ -154,7 +176,16 @@ __global__ void __launch_bounds__(Threads, 1)
   Region g = p.region;
   int tile = static_cast<int>(blockIdx.x);
   int z_begin = 0, z_end = p.nz;
-  if (p.isolated.columns > 0) {
+  long exchange_base = 0;  // the block's segment's exchange planes
+  if (p.isolated.columns == 0) {
+    int const tiles = g.tiles_x * g.tiles_y;
+    int const segment = tile / tiles;
+    tile %= tiles;
+    z_begin = segment * p.z_segment;
+    z_end = min(p.nz, z_begin + p.z_segment);
+    exchange_base =
+        static_cast<long>(segment) * (Depth - 1) * 2 * tiles * tile_x * tile_y;
+  } else {
     IsolatedTiles const& iso = p.isolated;
     int const index = tile % iso.tiles, segment = tile / iso.tiles;
     int const core_x = index % iso.columns * iso.core;
@@ -345,7 +376,8 @@ __global__ void __launch_bounds__(Threads, 1)
     auto exchanged = [&](int z) { return z >= -r && z < p.nz + r; };
     // First cell of the exchange plane of level t this iteration.
     auto exchange_plane = [&](int t) {
-      return (static_cast<long>(t - 1) * 2 + parity) * region_cells;
+      return exchange_base +
+             (static_cast<long>(t - 1) * 2 + parity) * region_cells;
     };
     // Levels 1..Depth: level t computes plane it + shift - r - t*lag. All
     // levels read first, then all write: the slots differ, but the compiler

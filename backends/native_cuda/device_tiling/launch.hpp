@@ -53,8 +53,10 @@ struct Kernel {
   static constexpr int deepest = std::min(DepthCap, max_compiled_depth<T, Op>);
   static_assert(deepest >= 1);
 
-  /// The kernel for `depth` and `prefetch` (one per depth, with plain
-  /// loads and staged).
+  /// The kernel for `depth` and `prefetch`: per depth one with plain loads
+  /// and one staged, and where two blocks fit in an SM's shared memory one
+  /// with plain loads compiled for two blocks per SM, chosen where it does
+  /// not spill.
   static Function function(int depth, int prefetch) {
     return function_at<1>(depth, prefetch > 0);
   }
@@ -63,18 +65,25 @@ struct Kernel {
     if constexpr (Depth < deepest) {
       if (depth > Depth) return function_at<Depth + 1>(depth, staged);
     }
-    return staged ? &device_tiling_3d<T, Op, Depth, X, true>
-                  : &device_tiling_3d<T, Op, Depth, X, false>;
+    if (staged) return &device_tiling_3d<T, Op, Depth, X, true>;
+    if constexpr (two_blocks_fit<T, Op::radius, Depth>) {
+      static bool const two_spill =
+          local_bytes(&device_tiling_3d<T, Op, Depth, X, false, 2>) > 0;
+      if (!two_spill) return &device_tiling_3d<T, Op, Depth, X, false, 2>;
+    }
+    return &device_tiling_3d<T, Op, Depth, X, false>;
+  }
+  static std::size_t local_bytes(Function f) {
+    cudaFuncAttributes attributes{};
+    STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, f));
+    return attributes.localSizeBytes;
   }
   static std::size_t shared(int depth, int prefetch) {
     return shared_bytes<T, Op::radius>(depth) +
            staging_bytes<T, Op::radius>(prefetch);
   }
   static bool spills(int depth, int prefetch) {
-    cudaFuncAttributes attributes{};
-    STENCIL_CUDA_CHECK(
-        cudaFuncGetAttributes(&attributes, function(depth, prefetch)));
-    return attributes.localSizeBytes > 0;
+    return local_bytes(function(depth, prefetch)) > 0;
   }
   static bool fits(int depth, int prefetch, DeviceLimits const& device) {
     return depth >= 1 && depth <= deepest && !spills(depth, prefetch) &&
@@ -87,11 +96,42 @@ struct Kernel {
     }
     return 0;
   }
-  /// The deepest that fits: every level saves a DRAM round trip, and the
-  /// regions' overlap (the only redundant work) is absent when the xy plane
-  /// fits in one region.
+  /// Blocks of the kernel for `depth` that one SM holds.
+  static int blocks_per_sm(int depth, int prefetch) {
+    auto const kernel = function(depth, prefetch);
+    std::size_t const bytes = shared(depth, prefetch);
+    allow_dynamic_shared(kernel, bytes);
+    return resident_blocks_per_sm(kernel, threads_per_block, bytes);
+  }
+  /// The deepest that fits (every level saves a DRAM round trip, and the
+  /// regions' overlap, the only redundant work, is absent when the xy plane
+  /// fits in one region), with two measured exceptions (H100,
+  /// 2560x352x384, perf_tests/results/nvidia-h100-z-segments.md):
+  ///  - double radius 1: at most 5. At 6 the kernel takes 249-255 registers
+  ///    and every such suite row ran slower than at 5 (GCells/s at 5 / 6:
+  ///    j3d7pt 190 / 183, j3d17pt-prescaled 160 / 153, j3d27pt-prescaled
+  ///    141 / 134, poisson 154 / 150; H200 j3d7pt 204 / 190).
+  ///  - float boxes: the deepest that runs two blocks per SM (z segments side
+  ///    by side): their 19-27 taps per level leave one block's warps
+  ///    waiting (j3d17pt 250 at depth 3 against 197 at 6, j3d27pt-prescaled
+  ///    274 against 237 at 7, poisson 292 against 273 at 7). Float stars
+  ///    and double rows gain nothing from the second block (j3d7pt float
+  ///    332 at 3 against 347 at 8; double 184 at 3 against 190 at 5).
   static int default_depth(DeviceLimits const& device, int prefetch) {
-    return max_depth(device, prefetch);
+    int const deepest = max_depth(device, prefetch);
+    if constexpr (sizeof(T) == 4 && Op::shape == Shape::box) {
+      for (int depth = deepest; depth >= 1; --depth) {
+        if (fits(depth, prefetch, device) &&
+            blocks_per_sm(depth, prefetch) >= 2) {
+          return depth;
+        }
+      }
+    }
+    if (sizeof(T) == 8 && Op::radius == 1 && deepest > 5 &&
+        fits(5, prefetch, device)) {
+      return 5;
+    }
+    return deepest;
   }
 };
 
@@ -199,12 +239,35 @@ inline std::vector<Region> cut_regions(int nx, int ny, int blocks, int depth,
   return regions;
 }
 
+/// Planes per z segment when `resident` blocks run a region of
+/// `region_tiles` tiles over `nz` planes at `depth`: as many segments as
+/// the resident blocks hold whole copies of the region, so that an SM that
+/// holds two blocks gets two (the second block hides the first's latencies:
+/// one block per SM leaves the issue slots idle waiting on shared memory,
+/// FMA chains and the rim exchange). Each segment streams
+/// depth*(2r + lag) planes it does not write (its neighbours' planes it
+/// depends on, and the levels' pipeline fill), so a segment is at least 8
+/// times that long.
+inline int z_segment_length(int nz, int region_tiles, int resident, int depth,
+                            int radius) {
+  int const warm_up = depth * (3 * radius + 1);
+  int const by_blocks = std::max(1, resident / std::max(1, region_tiles));
+  int const by_length = std::max(1, nz / (8 * warm_up));
+  int const segments = std::min(by_blocks, by_length);
+  return (nz + segments - 1) / segments;
+}
+
+inline int z_segments(int nz, int z_segment) {
+  return (nz + z_segment - 1) / z_segment;
+}
+
 /// Bytes of exchange buffer the launches of depth `depth` over `region` use:
-/// levels 1..depth-1, two iteration parities, every cell of the region.
+/// levels 1..depth-1, two iteration parities, every cell of the region, for
+/// each of `segments` z segments.
 template <class X>
-std::size_t exchange_bytes(int depth, Region const& region) {
+std::size_t exchange_bytes(int depth, Region const& region, int segments = 1) {
   return static_cast<std::size_t>(2) * (depth - 1) * region.tiles_x *
-         region.tiles_y * tile_x * tile_y * X::cell_bytes;
+         region.tiles_y * tile_x * tile_y * X::cell_bytes * segments;
 }
 
 /// The L2 window over `bytes` of exchange buffer: as much of it as the
@@ -258,6 +321,10 @@ void plan(Plan& p, int requested_depth, int requested_prefetch,
                  " kernel can be resident on ", device.name);
   std::vector<Region> const regions =
       cut_regions(p.extents[2], p.extents[1], blocks, depth, Op::radius);
+  int const region_tiles = regions.front().tiles_x * regions.front().tiles_y;
+  int const z_segment =
+      z_segment_length(p.extents[0], region_tiles, blocks, depth, Op::radius);
+  int const segments = z_segments(p.extents[0], z_segment);
   if (l2_window) {
     STENCIL_EXPECT(
         device.persisting_l2_max > 0 && device.access_policy_window_max > 0,
@@ -278,22 +345,23 @@ void plan(Plan& p, int requested_depth, int requested_prefetch,
   p.policy = PolicyKind::device_tiling;
   p.depth = depth;
   p.prefetch = prefetch;
-  p.tile = Tile{tile_x, tile_y, p.extents[0]};
+  p.tile = Tile{tile_x, tile_y, z_segment};
   p.team_size = threads_per_block;
   p.rows_per_thread = rows_per_thread<threads_per_block>;
   p.columns_per_thread = 1;
   p.scratch_bytes = K::shared(depth, prefetch);
   p.registers = attributes.numRegs;
   p.local_memory_bytes = static_cast<int>(attributes.localSizeBytes);
-  p.blocks = regions.front().tiles_x * regions.front().tiles_y;
+  p.blocks = region_tiles * segments;
   p.blocks_per_sm = blocks / device.multiprocessors;
   p.regions = static_cast<int>(regions.size());
+  p.z_segments = segments;
   p.exchange = std::string(name(Exchange<T>::kind));
   p.l2_window_bytes =
-      l2_window
-          ? l2_window_bytes(exchange_bytes<Exchange<T>>(depth, regions.front()),
-                            device)
-          : 0;
+      l2_window ? l2_window_bytes(exchange_bytes<Exchange<T>>(
+                                      depth, regions.front(), segments),
+                                  device)
+                : 0;
   p.device = device.name;
 }
 
@@ -352,22 +420,34 @@ void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
          int steps, Plan const& p) {
   using K = Kernel<T, Op, X>;
   int const nx = grid.extent(2), ny = grid.extent(1), nz = grid.extent(0);
-  auto regions_for = [&](int depth) {
-    return cut_regions(nx, ny, resident_blocks<T, Op, X>(depth, p.prefetch),
-                       depth, Op::radius);
+  // The regions and z segment of a launch of `depth` levels.
+  struct LaunchShape {
+    std::vector<Region> regions;
+    int z_segment = 0;
+    int segments = 0;
   };
-  std::vector<Region> const full = regions_for(p.depth);
+  auto shape_for = [&](int depth) {
+    int const resident = resident_blocks<T, Op, X>(depth, p.prefetch);
+    LaunchShape s;
+    s.regions = cut_regions(nx, ny, resident, depth, Op::radius);
+    s.z_segment = z_segment_length(
+        nz, s.regions.front().tiles_x * s.regions.front().tiles_y, resident,
+        depth, Op::radius);
+    s.segments = z_segments(nz, s.z_segment);
+    return s;
+  };
+  LaunchShape const full = shape_for(p.depth);
   int const remainder = steps % p.depth;
-  std::vector<Region> const last =
-      remainder == 0 ? full : regions_for(remainder);
+  LaunchShape const last = remainder == 0 ? full : shape_for(remainder);
   // The larger need of the two launch shapes.
   std::size_t const bytes =
       std::max({static_cast<std::size_t>(X::cell_bytes),
-                exchange_bytes<X>(p.depth, full.front()),
-                exchange_bytes<X>(std::max(1, remainder), last.front())});
+                exchange_bytes<X>(p.depth, full.regions.front(), full.segments),
+                exchange_bytes<X>(std::max(1, remainder), last.regions.front(),
+                                  last.segments)});
   std::size_t const launches =
-      static_cast<std::size_t>(steps / p.depth) * full.size() +
-      (remainder == 0 ? 0 : last.size());
+      static_cast<std::size_t>(steps / p.depth) * full.regions.size() +
+      (remainder == 0 ? 0 : last.regions.size());
   ExchangeBuffer& buffer = exchange_buffer(
       space, bytes,
       launches * static_cast<std::size_t>(iterations<Op::radius>(nz, p.depth)));
@@ -380,8 +460,8 @@ void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
                       : 0);
   for (int done = 0; done < steps;) {
     int const depth = std::min(p.depth, steps - done);
-    std::vector<Region> const& regions = depth == p.depth ? full : last;
-    for (Region const& region : regions) {
+    LaunchShape const& shape = depth == p.depth ? full : last;
+    for (Region const& region : shape.regions) {
       Params3D<T, Op, X> const params{
           grid.current().data(),
           grid.next().data(),
@@ -396,11 +476,12 @@ void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
           grid.padded_extent(2) * grid.padded_extent(1),
           region,
           IsolatedTiles{},
-          p.prefetch};
+          p.prefetch,
+          shape.z_segment};
       launch_cooperative(K::function(depth, p.prefetch),
-                         region.tiles_x * region.tiles_y, threads_per_block,
-                         K::shared(depth, p.prefetch), space.cuda_stream(),
-                         params);
+                         region.tiles_x * region.tiles_y * shape.segments,
+                         threads_per_block, K::shared(depth, p.prefetch),
+                         space.cuda_stream(), params);
       buffer.next_tag +=
           static_cast<unsigned>(iterations<Op::radius>(nz, depth));
     }
@@ -577,7 +658,8 @@ void run_isolated(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid,
         grid.padded_extent(2) * grid.padded_extent(1),
         Region{},
         t,
-        p.prefetch};
+        p.prefetch,
+        0};
     K::function(
         depth,
         p.prefetch)<<<isolated_blocks(t, nz), threads_per_block,

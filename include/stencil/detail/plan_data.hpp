@@ -60,6 +60,9 @@ struct Plan {
   /// DeviceTiling: launches per `depth` steps (regions of the xy plane run
   /// one after another) and how the blocks exchange their tiles' rims.
   int regions = 0;
+  /// DeviceTiling: z segments streamed side by side, each a device tile of
+  /// its own (tile.z planes each), so that an SM holds a block of each.
+  int z_segments = 0;
   std::string exchange;
   /// Native kernels: loads in flight as asynchronous copies into shared
   /// memory (lines or planes ahead of the one computed); 0 = plain loads.
