@@ -216,13 +216,18 @@ double instructions(Stencil const& s, Config const& c, double accesses) {
 // The fraction of the issue rate a native kernel reaches: 1 in 2D (its
 // fitted overheads carry the shortfall), its family's in 3D. For SM tiling
 // it grows with the square root of the blocks per SM (fitted exponent
-// 0.50), which its depth moves between one and three; DeviceTiling runs one
-// block per SM and the sweep's fraction was fitted at its usual two to four.
+// 0.50), which its depth moves between one and three; so for DeviceTiling,
+// whose family was fitted at one block per SM and which runs two to four at
+// depths 1-3 (z segments): on an H100 its float rows there measured
+// 1.02-1.51 of the model without the factor and 0.84-1.13 with it
+// (perf_tests/results/nvidia-h100-z-segments.md).
+// The sweep's fraction was fitted at its usual two to four.
 double issued_fraction(Stencil const& s, Config const& c) {
   Rank3Family const* family = rank3_family(s, c);
   if (family == nullptr) return 1;
   double f = s.value_size == 8 ? family->issued_double : family->issued_float;
-  if (c.policy == PolicyKind::temporal_blocking) {
+  if (c.policy == PolicyKind::temporal_blocking ||
+      c.policy == PolicyKind::device_tiling) {
     f *= std::sqrt(static_cast<double>(std::max(1, c.blocks_per_sm)));
   }
   return std::min(1.0, f);

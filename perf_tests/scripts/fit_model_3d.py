@@ -123,6 +123,9 @@ def predict(p, r):
         dram = d["copy"] * r["depth"] / (size * 2)
         return 1 / (1 / issue + 1 / dram)
     if fam == "device_tiling":
+        # Two or more blocks per SM at shallow depths (z segments), as in
+        # src/model.cpp.
+        issued = min(1.0, issued * math.sqrt(r["blocks_per_sm"]))
         plane = r["extents"][1] * r["extents"][2]
         resident = min(plane, d["sms"] * 1024)
         issue = d["issue"] * issued / instructions * resident / (d["sms"] * 1024)
