@@ -112,11 +112,11 @@ struct Kernel {
   ///    j3d7pt 190 / 183, j3d17pt-prescaled 160 / 153, j3d27pt-prescaled
   ///    141 / 134, poisson 154 / 150; H200 j3d7pt 204 / 190).
   ///  - float boxes: the deepest that runs two blocks per SM (z segments side
-  ///    by side): their 19-27 taps per level leave one block's warps
-  ///    waiting (j3d17pt 250 at depth 3 against 197 at 6, j3d27pt-prescaled
-  ///    274 against 237 at 7, poisson 292 against 273 at 7). Float stars
-  ///    and double rows gain nothing from the second block (j3d7pt float
-  ///    332 at 3 against 347 at 8; double 184 at 3 against 190 at 5).
+  ///    by side), measured faster than one block deeper (j3d17pt 250 at
+  ///    depth 3 against 197 at 6, j3d27pt-prescaled 274 against 237 at 7,
+  ///    poisson 292 against 273 at 7). Float stars and double rows gain
+  ///    nothing from the second block (j3d7pt float 332 at 3 against 347
+  ///    at 8; double 184 at 3 against 190 at 5).
   static int default_depth(DeviceLimits const& device, int prefetch) {
     int const deepest = max_depth(device, prefetch);
     if constexpr (sizeof(T) == 4 && Op::shape == Shape::box) {
@@ -242,12 +242,12 @@ inline std::vector<Region> cut_regions(int nx, int ny, int blocks, int depth,
 /// Planes per z segment when `resident` blocks run a region of
 /// `region_tiles` tiles over `nz` planes at `depth`: as many segments as
 /// the resident blocks hold whole copies of the region, so that an SM that
-/// holds two blocks gets two (the second block hides the first's latencies:
-/// one block per SM leaves the issue slots idle waiting on shared memory,
-/// FMA chains and the rim exchange). Each segment streams
-/// depth*(2r + lag) planes it does not write (its neighbours' planes it
-/// depends on, and the levels' pipeline fill), so a segment is at least 8
-/// times that long.
+/// holds two blocks gets two (on an H100 that made the float boxes 7-26%
+/// faster; double rows and float stars ran at the same rate per SM with one
+/// block or two: perf_tests/results/nvidia-h100-z-segments.md). Each
+/// segment streams depth*(2r + lag) planes it does not write (its
+/// neighbours' planes it depends on, and the levels' pipeline fill), so a
+/// segment is at least 8 times that long.
 inline int z_segment_length(int nz, int region_tiles, int resident, int depth,
                             int radius) {
   int const warm_up = depth * (3 * radius + 1);
