@@ -149,10 +149,10 @@ struct Params3D {
 /// Whether an SM of compute capability 9.0 (228 KiB of shared memory, 1
 /// KiB of it reserved per block) holds two blocks of `Depth` levels at
 /// once. Such depths also get a kernel compiled for two blocks per SM (at
-/// most 128 registers), used where it does not spill: one block of 8 warps
-/// leaves the issue slots idle while it waits on shared memory, its FMA
-/// chains and the rim exchange. Deeper than 3 the levels need more than 128
-/// registers (sm_90: float j3d7pt spills 32 bytes at depth 4).
+/// most 128 registers), used where it does not spill; where that pays is
+/// measured, not assumed (launch.hpp's default depth). Deeper than 3 the
+/// levels need more than 128 registers (sm_90: float j3d7pt spills 32
+/// bytes at depth 4).
 template <class T, int Radius, int Depth>
 inline constexpr bool two_blocks_fit =
     Depth <= 3 && 2 * (shared_bytes<T, Radius>(Depth) + 1024) <= 233472;

@@ -161,11 +161,8 @@ inline void expect_prefetch_leaves_a_depth(int max_depth, int prefetch,
 template <class T, class Op, class X = Exchange<T>,
           int DepthCap = max_compiled_depth<T, Op>>
 int resident_blocks(int depth, int prefetch) {
-  using K = Kernel<T, Op, X, DepthCap>;
-  auto const kernel = K::function(depth, prefetch);
-  std::size_t const shared = K::shared(depth, prefetch);
-  allow_dynamic_shared(kernel, shared);
-  return co_resident_blocks(kernel, threads_per_block, shared);
+  return Kernel<T, Op, X, DepthCap>::blocks_per_sm(depth, prefetch) *
+         Kokkos::Cuda{}.cuda_device_prop().multiProcessorCount;
 }
 
 /// How the xy plane (nx by ny) is cut into regions of at most `blocks`
@@ -244,7 +241,8 @@ inline std::vector<Region> cut_regions(int nx, int ny, int blocks, int depth,
 /// the resident blocks hold whole copies of the region, so that an SM that
 /// holds two blocks gets two (on an H100 that made the float boxes 7-26%
 /// faster; double rows and float stars ran at the same rate per SM with one
-/// block or two: perf_tests/results/nvidia-h100-z-segments.md). Each
+/// block or two: perf_tests/results/nvidia-h100-z-segments.md), and a plane
+/// of fewer tiles than SMs leaves none idle that segments can use. Each
 /// segment streams depth*(2r + lag) planes it does not write (its
 /// neighbours' planes it depends on, and the levels' pipeline fill), so a
 /// segment is at least 8 times that long.
@@ -257,17 +255,37 @@ inline int z_segment_length(int nz, int region_tiles, int resident, int depth,
   return (nz + segments - 1) / segments;
 }
 
-inline int z_segments(int nz, int z_segment) {
-  return (nz + z_segment - 1) / z_segment;
+/// How a launch of `depth` levels covers an nz x ny x nx grid with
+/// `resident` blocks: the regions of the xy plane, run one after another,
+/// and the z segments each region's blocks stream side by side.
+struct LaunchShape {
+  std::vector<Region> regions;
+  int z_segment = 0;  ///< planes per segment
+  int segments = 0;
+
+  int blocks() const {
+    return regions.front().tiles_x * regions.front().tiles_y * segments;
+  }
+};
+
+inline LaunchShape launch_shape(int nz, int ny, int nx, int resident, int depth,
+                                int radius) {
+  LaunchShape s;
+  s.regions = cut_regions(nx, ny, resident, depth, radius);
+  s.z_segment = z_segment_length(
+      nz, s.regions.front().tiles_x * s.regions.front().tiles_y, resident,
+      depth, radius);
+  s.segments = (nz + s.z_segment - 1) / s.z_segment;
+  return s;
 }
 
-/// Bytes of exchange buffer the launches of depth `depth` over `region` use:
-/// levels 1..depth-1, two iteration parities, every cell of the region, for
-/// each of `segments` z segments.
+/// Bytes of exchange buffer the launches of depth `depth` in `shape` use:
+/// levels 1..depth-1, two iteration parities, every cell of a region, for
+/// each z segment.
 template <class X>
-std::size_t exchange_bytes(int depth, Region const& region, int segments = 1) {
-  return static_cast<std::size_t>(2) * (depth - 1) * region.tiles_x *
-         region.tiles_y * tile_x * tile_y * X::cell_bytes * segments;
+std::size_t exchange_bytes(int depth, LaunchShape const& shape) {
+  return static_cast<std::size_t>(2) * (depth - 1) * shape.blocks() * tile_x *
+         tile_y * X::cell_bytes;
 }
 
 /// The L2 window over `bytes` of exchange buffer: as much of it as the
@@ -319,12 +337,8 @@ void plan(Plan& p, int requested_depth, int requested_prefetch,
   int const blocks = resident_blocks<T, Op>(depth, prefetch);
   STENCIL_EXPECT(blocks >= 1, "DeviceTiling: no block of the depth-", depth,
                  " kernel can be resident on ", device.name);
-  std::vector<Region> const regions =
-      cut_regions(p.extents[2], p.extents[1], blocks, depth, Op::radius);
-  int const region_tiles = regions.front().tiles_x * regions.front().tiles_y;
-  int const z_segment =
-      z_segment_length(p.extents[0], region_tiles, blocks, depth, Op::radius);
-  int const segments = z_segments(p.extents[0], z_segment);
+  LaunchShape const shape = launch_shape(
+      p.extents[0], p.extents[1], p.extents[2], blocks, depth, Op::radius);
   if (l2_window) {
     STENCIL_EXPECT(
         device.persisting_l2_max > 0 && device.access_policy_window_max > 0,
@@ -345,23 +359,22 @@ void plan(Plan& p, int requested_depth, int requested_prefetch,
   p.policy = PolicyKind::device_tiling;
   p.depth = depth;
   p.prefetch = prefetch;
-  p.tile = Tile{tile_x, tile_y, z_segment};
+  p.tile = Tile{tile_x, tile_y, shape.z_segment};
   p.team_size = threads_per_block;
   p.rows_per_thread = rows_per_thread<threads_per_block>;
   p.columns_per_thread = 1;
   p.scratch_bytes = K::shared(depth, prefetch);
   p.registers = attributes.numRegs;
   p.local_memory_bytes = static_cast<int>(attributes.localSizeBytes);
-  p.blocks = region_tiles * segments;
+  p.blocks = shape.blocks();
   p.blocks_per_sm = blocks / device.multiprocessors;
-  p.regions = static_cast<int>(regions.size());
-  p.z_segments = segments;
+  p.regions = static_cast<int>(shape.regions.size());
+  p.z_segments = shape.segments;
   p.exchange = std::string(name(Exchange<T>::kind));
   p.l2_window_bytes =
-      l2_window ? l2_window_bytes(exchange_bytes<Exchange<T>>(
-                                      depth, regions.front(), segments),
-                                  device)
-                : 0;
+      l2_window
+          ? l2_window_bytes(exchange_bytes<Exchange<T>>(depth, shape), device)
+          : 0;
   p.device = device.name;
 }
 
@@ -420,21 +433,10 @@ void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
          int steps, Plan const& p) {
   using K = Kernel<T, Op, X>;
   int const nx = grid.extent(2), ny = grid.extent(1), nz = grid.extent(0);
-  // The regions and z segment of a launch of `depth` levels.
-  struct LaunchShape {
-    std::vector<Region> regions;
-    int z_segment = 0;
-    int segments = 0;
-  };
   auto shape_for = [&](int depth) {
-    int const resident = resident_blocks<T, Op, X>(depth, p.prefetch);
-    LaunchShape s;
-    s.regions = cut_regions(nx, ny, resident, depth, Op::radius);
-    s.z_segment = z_segment_length(
-        nz, s.regions.front().tiles_x * s.regions.front().tiles_y, resident,
-        depth, Op::radius);
-    s.segments = z_segments(nz, s.z_segment);
-    return s;
+    return launch_shape(nz, ny, nx,
+                        resident_blocks<T, Op, X>(depth, p.prefetch), depth,
+                        Op::radius);
   };
   LaunchShape const full = shape_for(p.depth);
   int const remainder = steps % p.depth;
@@ -442,9 +444,8 @@ void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
   // The larger need of the two launch shapes.
   std::size_t const bytes =
       std::max({static_cast<std::size_t>(X::cell_bytes),
-                exchange_bytes<X>(p.depth, full.regions.front(), full.segments),
-                exchange_bytes<X>(std::max(1, remainder), last.regions.front(),
-                                  last.segments)});
+                exchange_bytes<X>(p.depth, full),
+                exchange_bytes<X>(std::max(1, remainder), last)});
   std::size_t const launches =
       static_cast<std::size_t>(steps / p.depth) * full.regions.size() +
       (remainder == 0 ? 0 : last.regions.size());
@@ -478,8 +479,7 @@ void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
           IsolatedTiles{},
           p.prefetch,
           shape.z_segment};
-      launch_cooperative(K::function(depth, p.prefetch),
-                         region.tiles_x * region.tiles_y * shape.segments,
+      launch_cooperative(K::function(depth, p.prefetch), shape.blocks(),
                          threads_per_block, K::shared(depth, p.prefetch),
                          space.cuda_stream(), params);
       buffer.next_tag +=
