@@ -50,6 +50,9 @@ constexpr std::string_view name(ExchangeKind kind) {
 template <class T, class Barrier>
 struct BarrierExchange {
   static constexpr ExchangeKind kind = ExchangeKind::grid_sync;
+  /// Whether blocks read each other's cells (kernels.hpp computes the cells
+  /// that are read first).
+  static constexpr bool shares_rims = true;
   /// Bytes of buffer per exchanged cell.
   static constexpr std::size_t cell_bytes = sizeof(T);
   using Raw = T;
@@ -72,6 +75,7 @@ struct BarrierExchange {
 template <class T>
 struct NoExchange {
   static constexpr ExchangeKind kind = ExchangeKind::none;
+  static constexpr bool shares_rims = false;
   static constexpr std::size_t cell_bytes = 0;
   struct Raw {};
   __device__ void publish(long, T, unsigned) const {}
@@ -86,6 +90,7 @@ struct TaggedExchange {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8,
                 "TaggedExchange carries 4- and 8-byte values");
   static constexpr ExchangeKind kind = ExchangeKind::tagged;
+  static constexpr bool shares_rims = true;
   /// 64-bit words per value: 32 bits of the value and the tag in each.
   static constexpr int words = static_cast<int>(sizeof(T) / 4);
   static constexpr std::size_t cell_bytes = words * sizeof(std::uint64_t);

@@ -289,6 +289,52 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     c.input_offset = c.input_inside ? grid_index(0, y, x) : 0;
   }
 
+  // Edge cells: the tile's own cells within r of its sides, which the
+  // neighbouring blocks read as their rims. Where blocks share rims, an
+  // iteration computes and publishes them first, a cell per thread, and
+  // only then the whole tile (whose edge results it discards), so that the
+  // rims travel while the block computes; they are read at the iteration's
+  // end. Computed last with the rest of the tile, the rims left the block
+  // when its neighbours were already waiting for them: 28% of the stalls
+  // were on those reads and 17% at the barrier after them (ncu, H100,
+  // j3d7pt double, depth 3, two blocks per SM).
+  constexpr bool edges_first = Exchange::shares_rims && Depth > 1;
+  constexpr int edge_cells =
+      tile_x * tile_y - (tile_x - 2 * r) * (tile_y - 2 * r);
+  constexpr int edges_per_thread =
+      edges_first ? (edge_cells + Threads - 1) / Threads : 1;
+  struct EdgeCell {
+    bool valid, xy_interior;
+    int ring_offset;  // from the start of a ring plane
+    long exchange_offset;
+  };
+  EdgeCell edge[edges_per_thread];
+#pragma unroll
+  for (int i = 0; i < edges_per_thread; ++i) {
+    int const k = static_cast<int>(threadIdx.x) + i * Threads;
+    constexpr int band = r * tile_x;  // top and bottom bands
+    int ly, lx;
+    if (k < band) {
+      ly = k / tile_x;
+      lx = k % tile_x;
+    } else if (k < 2 * band) {
+      ly = tile_y - r + (k - band) / tile_x;
+      lx = (k - band) % tile_x;
+    } else {
+      int const side = k - 2 * band;  // left and right bands, 2r per row
+      ly = r + side / (2 * r);
+      int const c = side % (2 * r);
+      lx = c < r ? c : tile_x - 2 * r + c;
+    }
+    int const y = y_origin + ly, x = x_origin + lx;
+    EdgeCell& e = edge[i];
+    e.valid = edges_first && k < edge_cells;
+    e.xy_interior = y >= 0 && y < p.ny && x >= 0 && x < p.nx;
+    e.ring_offset = e.valid ? (ly + r) * S::row + lx + r : 0;
+    e.exchange_offset =
+        e.valid ? static_cast<long>(y - g.y0) * region_nx + (x - g.x0) : 0;
+  }
+
   for (long k = threadIdx.x; k < static_cast<long>(Depth) * S::ring * S::plane;
        k += Threads) {
     rings[k] = T(0);
@@ -379,6 +425,62 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       return exchange_base +
              (static_cast<long>(t - 1) * 2 + parity) * region_cells;
     };
+    // The edge cells of levels 1..Depth-1, published at once.
+    if constexpr (edges_first) {
+#pragma unroll
+      for (int t = 1; t < Depth; ++t) {
+        int const z = it + shift - r - t * L;
+        if (!exchanged(z)) continue;
+        bool const z_inside = z >= 0 && z < p.nz;
+        stencil::detail::PlaneRingNeighbourhood<T, r> nb{};
+#pragma unroll
+        for (int dz = -r; dz <= r; ++dz) {
+          nb.plane[dz + r] =
+              rings + ((t - 1) * S::ring + slot(t, dz)) * S::plane;
+        }
+        nb.stride_y = S::row;
+        T* const written = rings + (t * S::ring + slot(t, 0)) * S::plane;
+#pragma unroll
+        for (int i = 0; i < edges_per_thread; ++i) {
+          if (!edge[i].valid) continue;
+          nb.centre = edge[i].ring_offset;
+          T const value = static_cast<T>(p.op(nb));
+          T const kept =
+              z_inside && edge[i].xy_interior ? value : nb.plane[r][nb.centre];
+          written[edge[i].ring_offset] = kept;
+          p.exchange.publish(exchange_plane(t) + edge[i].exchange_offset, kept,
+                             tag);
+        }
+      }
+    }
+    // The first loads of the rims of the planes levels 1..Depth-1 compute in
+    // this iteration (from the exchange, or fixed boundary values), issued
+    // at its end. Issued halfway through the levels instead, so that their
+    // round trip overlapped the rest, they held registers across it: float
+    // poisson at depth 4 lost its second block per SM (240 GCells/s against
+    // 345), and 14 of the other 16 rows measured ran 1-15% slower (H100,
+    // perf_tests/results/nvidia-h100-edges-first.md).
+    typename Exchange::Raw raw[Depth > 1 ? Depth - 1 : 1][rim_per_thread] = {};
+    T fixed[Depth > 1 ? Depth - 1 : 1][rim_per_thread];
+    auto start_rim_loads = [&] {
+#pragma unroll
+      for (int t = 1; t < Depth; ++t) {
+        int const z = it + shift - r - t * L;
+        bool const published = exchanged(z);
+        bool const z_padded = z >= -p.halo && z < p.nz + p.halo;
+#pragma unroll
+        for (int i = 0; i < rim_per_thread; ++i) {
+          if (published && rim[i].from_exchange) {
+            raw[t - 1][i] =
+                p.exchange.fetch(exchange_plane(t) + rim[i].exchange_offset);
+          }
+          fixed[t - 1][i] = rim[i].input_inside && z_padded
+                                ? p.in[rim[i].input_offset +
+                                       static_cast<long>(z) * p.stride_z]
+                                : T(0);
+        }
+      }
+    };
     // Levels 1..Depth: level t computes plane it + shift - r - t*lag. All
     // levels read first, then all write: the slots differ, but the compiler
     // cannot know that, and reads after writes would serialise the levels.
@@ -415,6 +517,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       for (int j = 0; j < rows; ++j) {
         T const value = values[t - 1][j];
         if (t < Depth) {
+          if (edges_first && rim_source[j]) continue;  // written already
           cell_plane(t, slot(t, 0))[j * S::row] = value;
           if (rim_source[j]) {
             p.exchange.publish(exchange_plane(t) + exchange_offset[j], value,
@@ -457,25 +560,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     // level's loads are issued before any is waited for or stored, so their
     // L2 latencies overlap instead of adding up.
     if constexpr (Depth > 1) {
-      typename Exchange::Raw raw[Depth - 1][rim_per_thread] = {};
-      T fixed[Depth - 1][rim_per_thread];
-#pragma unroll
-      for (int t = 1; t < Depth; ++t) {
-        int const z = it + shift - r - t * L;
-        bool const published = exchanged(z);
-        bool const z_padded = z >= -p.halo && z < p.nz + p.halo;
-#pragma unroll
-        for (int i = 0; i < rim_per_thread; ++i) {
-          if (published && rim[i].from_exchange) {
-            raw[t - 1][i] =
-                p.exchange.fetch(exchange_plane(t) + rim[i].exchange_offset);
-          }
-          fixed[t - 1][i] = rim[i].input_inside && z_padded
-                                ? p.in[rim[i].input_offset +
-                                       static_cast<long>(z) * p.stride_z]
-                                : T(0);
-        }
-      }
+      start_rim_loads();
       // Until every level's words carry this iteration's tag: the loads of
       // all levels that are not yet there are reissued together, so a late
       // neighbour costs one more round trip, not one per level.
