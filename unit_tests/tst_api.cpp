@@ -216,11 +216,11 @@ TYPED_TEST(Api, AutoSaysWhatItChoseAndWhy) {
 // In 3D, untimed Auto follows a rule on the value type, shape and radius
 // measured on the suite where the native backend is there: SM tiling at
 // its default depth for double radius 1, the native sweep for double
-// radius-2 stars and float radius-1 stars (without a shared tile), Naive
-// otherwise; a grid the native plan refuses (periodic,
-// for SM tiling) gets Naive with the refusal. Whether each choice computes what
-// the reference does is tst_stencils_3d's business (it runs Auto on every 3D
-// stencil).
+// radius-2 stars, device tiling at its default depth for float radius-1
+// stars, Naive otherwise; a grid the native plan refuses (periodic, for SM
+// tiling and device tiling) gets Naive with the refusal. Whether each choice
+// computes what the reference does is tst_stencils_3d's business (it runs Auto
+// on every 3D stencil).
 TYPED_TEST(Api, AutoIn3DChoosesByValueTypeShapeAndRadius) {
   using Memory = typename TypeParam::memory_space;
   std::array<int, 3> const extents{17, 23, 29};
@@ -238,12 +238,17 @@ TYPED_TEST(Api, AutoIn3DChoosesByValueTypeShapeAndRadius) {
   auto const star2 = auto_plan(double{}, J3d13pt{});
   auto const star1 = auto_plan(double{}, J3d7pt{});
   auto const star1_float = auto_plan(float{}, J3d7pt{});
-  for (auto const* p :
-       {&box, &box_periodic, &box_float, &star2, &star1, &star1_float}) {
+  auto const star1_float_periodic =
+      auto_plan(float{}, J3d7pt{}, stencil::Boundary::periodic);
+  auto const star2_float = auto_plan(float{}, J3d13pt{});
+  for (auto const* p : {&box, &box_periodic, &box_float, &star2, &star1,
+                        &star1_float, &star1_float_periodic, &star2_float}) {
     EXPECT_TRUE(p->chosen_by_auto);
     EXPECT_FALSE(p->reason.empty());
   }
   EXPECT_EQ(box_periodic.policy, stencil::PolicyKind::naive);
+  EXPECT_EQ(star1_float_periodic.policy, stencil::PolicyKind::naive);
+  EXPECT_EQ(star2_float.policy, stencil::PolicyKind::naive);
   EXPECT_EQ(box_float.policy, stencil::PolicyKind::naive);
   if constexpr (stencil::native_available_v<TypeParam>) {
     EXPECT_EQ(star1.policy, stencil::PolicyKind::temporal_blocking);
@@ -255,15 +260,20 @@ TYPED_TEST(Api, AutoIn3DChoosesByValueTypeShapeAndRadius) {
         << box.reason;
     EXPECT_NE(box_periodic.reason.find("cannot run"), std::string::npos)
         << box_periodic.reason;
-    EXPECT_NE(box_float.reason.find("float"), std::string::npos)
-        << box_float.reason;
     EXPECT_EQ(star2.policy, stencil::PolicyKind::streaming_sweep);
     EXPECT_NE(star2.reason.find("single-step sweep"), std::string::npos)
         << star2.reason;
-    EXPECT_EQ(star1_float.policy, stencil::PolicyKind::streaming_sweep);
-    EXPECT_EQ(star1_float.prefetch, 0);
-    EXPECT_NE(star1_float.reason.find("taps directly"), std::string::npos)
+    EXPECT_EQ(star1_float.policy, stencil::PolicyKind::device_tiling)
+        << star1_float;
+    EXPECT_LE(star1_float.depth, stencil::detail::auto_device_tiling_depths)
+        << star1_float;
+    EXPECT_NE(star1_float.reason.find("device tiling"), std::string::npos)
         << star1_float.reason;
+    EXPECT_NE(star1_float_periodic.reason.find("cannot run"), std::string::npos)
+        << star1_float_periodic.reason;
+    for (auto const* p : {&box_float, &star2_float}) {
+      EXPECT_NE(p->reason.find("float"), std::string::npos) << p->reason;
+    }
   } else {
     EXPECT_EQ(star1.policy, stencil::PolicyKind::naive);
     EXPECT_EQ(star1_float.policy, stencil::PolicyKind::naive);

@@ -136,8 +136,8 @@ TYPED_TEST(Tuning, TimesCopiesLeavesTheGridAndCachesTheWinner) {
 }
 
 TYPED_TEST(Tuning, IterateWithTunedAutoMatchesNaiveIn3D) {
-  // In 3D on the native backend the single-step sweep's prefetch depths
-  // and SM tiling's depths are among the candidates.
+  // In 3D on the native backend the single-step sweep's prefetch depths,
+  // SM tiling's and device tiling's depths are among the candidates.
   std::array<int, 3> const extents{17, 23, 29};
   this->template expect_runs_like_naive<3>(extents, J3d7pt{},
                                            stencil::Auto{.tune = true}, 5);
@@ -151,10 +151,17 @@ TYPED_TEST(Tuning, IterateWithTunedAutoMatchesNaiveIn3D) {
                                      stencil::Auto{.tune = true});
     EXPECT_NE(timed.tuning.find("StreamingSweep prefetch 2"), std::string::npos)
         << timed.tuning;
-    // ... and SM tiling at Auto's depths.
+    // ... SM tiling and device tiling at Auto's depths.
     for (int depth = 1; depth <= stencil::detail::auto_sm_tiling_depths;
          ++depth) {
       EXPECT_NE(timed.tuning.find("TemporalBlocking depth " +
+                                  std::to_string(depth) + " prefetch 0"),
+                std::string::npos)
+          << timed.tuning;
+    }
+    for (int depth = 1; depth <= stencil::detail::auto_device_tiling_depths;
+         ++depth) {
+      EXPECT_NE(timed.tuning.find("DeviceTiling depth " +
                                   std::to_string(depth) + " prefetch 0"),
                 std::string::npos)
           << timed.tuning;

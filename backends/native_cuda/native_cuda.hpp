@@ -40,6 +40,13 @@ struct Native<Kokkos::Cuda> {
           ? auto_sm_tiling_depths
           : native_cuda::device_tiling::max_compiled_depth<T, Op>;
 
+  /// The device-tiling depth cap of a set of `Kinds`.
+  template <class T, class Op, PolicyKinds Kinds>
+  static constexpr int device_tiling_depths =
+      (Kinds & auto_depths_only) != 0
+          ? auto_device_tiling_depths
+          : native_cuda::device_tiling::max_compiled_depth<T, Op>;
+
   /// `Kinds`: the kernels the plan may use (auto_depths_only caps rank-3
   /// depths at Auto's).
   template <class T, class Op, PolicyKinds Kinds = native_kinds>
@@ -55,10 +62,10 @@ struct Native<Kokkos::Cuda> {
     }
   }
 
-  template <class T, class Op>
+  template <class T, class Op, PolicyKinds Kinds = native_kinds>
   static void plan_device_tiling(Plan& p, DeviceTiling const& policy) {
-    native_cuda::device_tiling::plan<T, Op>(p, policy.depth, policy.prefetch,
-                                            policy.l2_window);
+    native_cuda::device_tiling::plan<T, Op, device_tiling_depths<T, Op, Kinds>>(
+        p, policy.depth, policy.prefetch, policy.l2_window);
   }
 
   template <class T, class Op>
@@ -112,7 +119,10 @@ struct Native<Kokkos::Cuda> {
     if constexpr (Rank == 3 &&
                   (Kinds & kind_bit(PolicyKind::device_tiling)) != 0) {
       if (runs(PolicyKind::device_tiling)) {
-        native_cuda::device_tiling::run(space, grid, op, steps, p);
+        native_cuda::device_tiling::run<T, MemorySpace, Op,
+                                        native_cuda::device_tiling::Exchange<T>,
+                                        device_tiling_depths<T, Op, Kinds>>(
+            space, grid, op, steps, p);
         return;
       }
     }

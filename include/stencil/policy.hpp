@@ -132,7 +132,8 @@ inline constexpr PolicyKinds native_kinds =
 
 /// Not a policy but a restriction on one: in a set with temporal_blocking,
 /// rank-3 TemporalBlocking (SM tiling) compiles its kernels of depths 1 to
-/// auto_sm_tiling_depths only, the depths Auto chooses from, so that
+/// auto_sm_tiling_depths only, and DeviceTiling those of depths 1 to
+/// auto_device_tiling_depths, the depths Auto chooses from, so that
 /// iterate(..., Auto{}) does not compile a dozen deeper ones.
 inline constexpr PolicyKinds auto_depths_only = 1u << 16;
 
@@ -140,6 +141,11 @@ inline constexpr PolicyKinds auto_depths_only = 1u << 16;
 /// 32x32 tile made every suite stencil slower than depth 3 or less (H200,
 /// perf_tests/results/nvidia-h200-depths-3d.md).
 inline constexpr int auto_sm_tiling_depths = 3;
+
+/// The deepest device tiling Auto runs: the deepest of its plan's default
+/// depths on the suite (5, double radius-1 stars; backends/native_cuda/
+/// device_tiling/launch.hpp).
+inline constexpr int auto_device_tiling_depths = 5;
 
 }  // namespace detail
 

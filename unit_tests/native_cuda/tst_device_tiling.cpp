@@ -431,23 +431,36 @@ TEST(DeviceTiling, PlanReportsTheLaunch) {
   EXPECT_EQ(p.blocks, 12 * 11 * p.z_segments) << p;
   EXPECT_LE(p.blocks, resident) << p;
   std::cout << text.str() << '\n';
-  // The default depth: the deepest that fits, at most 5 in double radius 1.
+  // The default depth of a double radius-1 star: the deepest that fits, at
+  // most 5.
   auto const chosen = stencil::plan(
       Kokkos::Cuda{}, grid, stencil::suite::J3d7pt{}, stencil::DeviceTiling{});
   EXPECT_EQ(chosen.depth,
             std::min(5, max_depth<double, stencil::suite::J3d7pt>()))
       << chosen;
-  // Float boxes: the deepest depth with two blocks per SM, in z segments.
-  stencil::Grid<float, 3, Kokkos::CudaSpace> boxes("b", {2560, 352, 384});
-  auto const box =
-      stencil::plan(Kokkos::Cuda{}, boxes, stencil::suite::Poisson19pt{},
+  // Double boxes: depth 2, on two blocks per SM.
+  auto const double_box =
+      stencil::plan(Kokkos::Cuda{}, grid, stencil::suite::Poisson19pt{},
                     stencil::DeviceTiling{});
-  EXPECT_GE(box.blocks_per_sm, 2) << box;
-  EXPECT_GT(box.z_segments, 1) << box;
-  auto const deeper =
-      stencil::plan(Kokkos::Cuda{}, boxes, stencil::suite::Poisson19pt{},
-                    stencil::DeviceTiling{box.depth + 1});
-  EXPECT_EQ(deeper.blocks_per_sm, 1) << deeper;
+  EXPECT_EQ(double_box.depth, 2) << double_box;
+  EXPECT_GE(double_box.blocks_per_sm, 2) << double_box;
+  // Float, stars and boxes: the deepest depth with two blocks per SM, in z
+  // segments.
+  stencil::Grid<float, 3, Kokkos::CudaSpace> single("b", {2560, 352, 384});
+  auto two_blocks_deepest = [&](auto op) {
+    auto const chosen =
+        stencil::plan(Kokkos::Cuda{}, single, op, stencil::DeviceTiling{});
+    EXPECT_GE(chosen.blocks_per_sm, 2) << chosen;
+    EXPECT_GT(chosen.z_segments, 1) << chosen;
+    if (chosen.depth < max_depth<float, decltype(op)>()) {
+      auto const deeper = stencil::plan(
+          Kokkos::Cuda{}, single, op, stencil::DeviceTiling{chosen.depth + 1});
+      EXPECT_EQ(deeper.blocks_per_sm, 1) << deeper;
+    }
+  };
+  two_blocks_deepest(stencil::suite::Poisson19pt{});
+  two_blocks_deepest(stencil::suite::J3d7pt{});
+  two_blocks_deepest(stencil::suite::J3d13pt{});
   auto const staged =
       stencil::plan(Kokkos::Cuda{}, grid, stencil::suite::J3d7pt{},
                     stencil::DeviceTiling{3, 1});

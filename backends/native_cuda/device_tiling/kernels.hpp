@@ -295,9 +295,9 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   // only then the whole tile (whose edge results it discards), so that the
   // rims travel while the block computes; they are read at the iteration's
   // end. Computed last with the rest of the tile, the rims left the block
-  // when its neighbours were already waiting for them: 28% of the stalls
-  // were on those reads and 17% at the barrier after them (ncu, H100,
-  // j3d7pt double, depth 3, two blocks per SM).
+  // when its neighbours were already waiting for them: the largest stall
+  // was on global loads, the rim reads among them, and the barrier after
+  // them the third (ncu, H100, j3d7pt double, depth 3, two blocks per SM).
   constexpr bool edges_first = Exchange::shares_rims && Depth > 1;
   constexpr int edge_cells =
       tile_x * tile_y - (tile_x - 2 * r) * (tile_y - 2 * r);
@@ -458,8 +458,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     // at its end. Issued halfway through the levels instead, so that their
     // round trip overlapped the rest, they held registers across it: float
     // poisson at depth 4 lost its second block per SM (240 GCells/s against
-    // 345), and 14 of the other 16 rows measured ran 1-15% slower (H100,
-    // perf_tests/results/nvidia-h100-edges-first.md).
+    // 345), and 16 of the other 19 rows measured ran 1-15% slower, three
+    // 1-4% faster (H100, perf_tests/results/nvidia-h100-edges-first.md).
     typename Exchange::Raw raw[Depth > 1 ? Depth - 1 : 1][rim_per_thread] = {};
     T fixed[Depth > 1 ? Depth - 1 : 1][rim_per_thread];
     auto start_rim_loads = [&] {

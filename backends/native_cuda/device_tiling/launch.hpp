@@ -103,33 +103,34 @@ struct Kernel {
     allow_dynamic_shared(kernel, bytes);
     return resident_blocks_per_sm(kernel, threads_per_block, bytes);
   }
-  /// The deepest that fits (every level saves a DRAM round trip, and the
-  /// regions' overlap, the only redundant work, is absent when the xy plane
-  /// fits in one region), with two measured exceptions (H100,
-  /// 2560x352x384, perf_tests/results/nvidia-h100-z-segments.md):
-  ///  - double radius 1: at most 5. At 6 the kernel takes 249-255 registers
-  ///    and every such suite row ran slower than at 5 (GCells/s at 5 / 6:
-  ///    j3d7pt 190 / 183, j3d17pt-prescaled 160 / 153, j3d27pt-prescaled
-  ///    141 / 134, poisson 154 / 150; H200 j3d7pt 204 / 190).
-  ///  - float boxes: the deepest that runs two blocks per SM (z segments side
-  ///    by side), measured faster than one block deeper (j3d17pt 250 at
-  ///    depth 3 against 197 at 6, j3d27pt-prescaled 274 against 237 at 7,
-  ///    poisson 292 against 273 at 7). Float stars and double rows gain
-  ///    nothing from the second block (j3d7pt float 332 at 3 against 347
-  ///    at 8; double 184 at 3 against 190 at 5).
+  /// Measured on an H100 at 2560x352x384 with every depth
+  /// (perf_tests/results/nvidia-h100-edges-first.md): where two blocks fit
+  /// in an SM, one block's iteration hides behind the other's, which pays
+  /// more than the DRAM passes a deeper single block saves.
+  ///  - float: the deepest depth that runs two blocks per SM (z segments
+  ///    side by side): radius 1 at 4 (j3d7pt 455 GCells/s against 386 at
+  ///    8, the deepest before; poisson 342 against 295), radius 2 at 3
+  ///    (j3d13pt 309 against 262 at 5);
+  ///  - double boxes: depth 2, on two blocks (poisson 170 against 161 at 5,
+  ///    155 at 3, whose two-block kernel is held to 128 registers);
+  ///  - double radius-1 stars: at most 5. At 6 the kernel takes 249-255
+  ///    registers (j3d7pt 215 at 5, 186 at 6, 202 at 2 on two blocks);
+  ///  - otherwise the deepest that fits (double j3d13pt: 3).
   static int default_depth(DeviceLimits const& device, int prefetch) {
     int const deepest = max_depth(device, prefetch);
-    if constexpr (sizeof(T) == 4 && Op::shape == Shape::box) {
+    if constexpr (sizeof(T) == 4) {
       for (int depth = deepest; depth >= 1; --depth) {
         if (fits(depth, prefetch, device) &&
             blocks_per_sm(depth, prefetch) >= 2) {
           return depth;
         }
       }
-    }
-    if (sizeof(T) == 8 && Op::radius == 1 && deepest > 5 &&
-        fits(5, prefetch, device)) {
-      return 5;
+    } else if constexpr (Op::shape == Shape::box) {
+      if (fits(2, prefetch, device) && blocks_per_sm(2, prefetch) >= 2) {
+        return 2;
+      }
+    } else if constexpr (Op::radius == 1) {
+      if (deepest > 5 && fits(5, prefetch, device)) return 5;
     }
     return deepest;
   }
@@ -296,9 +297,10 @@ inline std::size_t l2_window_bytes(std::size_t bytes,
       {bytes, device.persisting_l2_max, device.access_policy_window_max});
 }
 
-/// Resolves a DeviceTiling policy into `p`; refuses what the device or the
-/// kernel cannot do before anything runs.
-template <class T, class Op>
+/// Resolves a DeviceTiling policy into `p` with the kernels of depths up to
+/// `DepthCap`; refuses what the device or the kernel cannot do before
+/// anything runs.
+template <class T, class Op, int DepthCap = max_compiled_depth<T, Op>>
 void plan(Plan& p, int requested_depth, int requested_prefetch,
           bool l2_window = false) {
   static_assert(Op::rank == 3,
@@ -306,7 +308,7 @@ void plan(Plan& p, int requested_depth, int requested_prefetch,
                 "TemporalBlocking");
   static_assert(Op::radius >= 1 && Op::radius <= 2,
                 "stencil::DeviceTiling supports radius 1 and 2");
-  using K = Kernel<T, Op>;
+  using K = Kernel<T, Op, Exchange<T>, DepthCap>;
   DeviceLimits const device = current_device_limits();
   expect_native_policy_applies(device, "DeviceTiling", p.boundary,
                                requested_depth);
@@ -317,6 +319,12 @@ void plan(Plan& p, int requested_depth, int requested_prefetch,
                                  Op::radius, sizeof(T));
   int const depth = requested_depth == 0 ? K::default_depth(device, prefetch)
                                          : requested_depth;
+  constexpr bool capped = K::deepest < max_compiled_depth<T, Op>;
+  STENCIL_EXPECT(!capped || depth <= K::deepest,
+                 "DeviceTiling: Auto runs device tiling at depths 1 to ",
+                 K::deepest, ", not ", depth,
+                 "; ask for stencil::DeviceTiling{.depth = ", depth,
+                 "} to run it");
   STENCIL_EXPECT(
       K::fits(depth, prefetch, device), "DeviceTiling: depth ", depth,
       " at prefetch ", prefetch, " does not fit on ", device.name,
@@ -328,13 +336,13 @@ void plan(Plan& p, int requested_depth, int requested_prefetch,
       device.shared_per_block_optin,
       " bytes the device allows and CUDA accepts for the kernel, without "
       "register spills; this build has depths up to ",
-      max_compiled_depth<T, Op>,
-      "); the largest depth that fits at this prefetch is ", max_depth,
-      " (all that fit: ",
-      fitting_depths(max_compiled_depth<T, Op>,
+      K::deepest, "); the largest depth that fits at this prefetch is ",
+      max_depth, " (all that fit: ",
+      fitting_depths(K::deepest,
                      [&](int d) { return K::fits(d, prefetch, device); }),
       ")");
-  int const blocks = resident_blocks<T, Op>(depth, prefetch);
+  int const blocks =
+      resident_blocks<T, Op, Exchange<T>, DepthCap>(depth, prefetch);
   STENCIL_EXPECT(blocks >= 1, "DeviceTiling: no block of the depth-", depth,
                  " kernel can be resident on ", device.name);
   LaunchShape const shape = launch_shape(
@@ -426,17 +434,19 @@ inline ExchangeBuffer& exchange_buffer(Kokkos::Cuda const& space,
 }
 
 /// Advances `grid` by `steps`: per launch depth `p.depth` steps (the last
-/// one the remainder), one cooperative launch per region. `X` other than
-/// the default is for tests and measurements.
-template <class T, class MemorySpace, class Op, class X = Exchange<T>>
+/// one the remainder), one cooperative launch per region, with the kernels
+/// of depths up to `DepthCap` (the plan's). `X` other than the default is
+/// for tests and measurements.
+template <class T, class MemorySpace, class Op, class X = Exchange<T>,
+          int DepthCap = max_compiled_depth<T, Op>>
 void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
          int steps, Plan const& p) {
-  using K = Kernel<T, Op, X>;
+  using K = Kernel<T, Op, X, DepthCap>;
   int const nx = grid.extent(2), ny = grid.extent(1), nz = grid.extent(0);
   auto shape_for = [&](int depth) {
     return launch_shape(nz, ny, nx,
-                        resident_blocks<T, Op, X>(depth, p.prefetch), depth,
-                        Op::radius);
+                        resident_blocks<T, Op, X, DepthCap>(depth, p.prefetch),
+                        depth, Op::radius);
   };
   LaunchShape const full = shape_for(p.depth);
   int const remainder = steps % p.depth;

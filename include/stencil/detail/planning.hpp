@@ -38,47 +38,58 @@ Plan describe(std::string space_name, Grid<T, Rank, MemorySpace> const& grid) {
 
 /// The native policies plan(..., Auto{}) may choose for a rank-`Rank` grid,
 /// untimed (choose_automatically() below) or tuned (tuning.hpp): temporal
-/// blocking in 1D and 2D; in 3D the single-step sweep and SM tiling at
-/// depths 1 to auto_sm_tiling_depths. iterate() with Auto compiles the
-/// kernels of these only: the 3D temporal kernels are dozens per functor and
-/// value type (one per depth and load path), too many to compile into every
-/// call, and device tiling never ran fastest on a suite row (see
-/// choose_automatically).
+/// blocking in 1D and 2D; in 3D the single-step sweep, SM tiling at depths
+/// 1 to auto_sm_tiling_depths and device tiling at depths 1 to
+/// auto_device_tiling_depths. iterate() with Auto compiles the kernels of
+/// these only: the 3D temporal kernels are dozens per functor and value type
+/// (one per depth and load path), too many to compile into every call.
 template <int Rank>
 inline constexpr PolicyKinds auto_native_kinds =
     Rank <= 2 ? kind_bit(PolicyKind::temporal_blocking)
               : kind_bit(PolicyKind::streaming_sweep) |
-                    kind_bit(PolicyKind::temporal_blocking) | auto_depths_only;
+                    kind_bit(PolicyKind::temporal_blocking) |
+                    kind_bit(PolicyKind::device_tiling) | auto_depths_only;
 
 /// Auto's untimed native choice for a rank-3 grid, from the stencil's traits.
-enum class Auto3D { naive, sm_tiling, streaming_sweep };
+enum class Auto3D { naive, sm_tiling, streaming_sweep, device_tiling };
 
-/// Measured on an H200 and an H100 at 2560x288x384, every native policy
-/// and depth against Naive (perf_tests/results/nvidia-h200-depths-3d.md,
-/// nvidia-h200-auto-3d-rule.md, nvidia-h100-auto-3d-rule.md):
+/// Measured on an H100 at 2560x288x384 (the suite's sustained domain) and
+/// 2560x352x384, every native policy and depth against Naive, since device
+/// tiling computes its tile's edges first
+/// (perf_tests/results/nvidia-h100-edges-first.md), and in part on an H200:
+/// - float, radius-1 stars (j3d7pt): device tiling at its plan's default
+///   depth (4, two blocks per SM): 375 and 457 GCells/s on the H100 against
+///   the sweep's 312 and 313 and Naive's 289 and 287; on an H200 382
+///   against Naive's 374 (sustained; the sweep 369 in
+///   nvidia-h200-streaming-segments.md);
+/// - float, other stencils: Naive. Device tiling is SM-bound, Naive
+///   DRAM-bound, so which wins follows the GPU's bandwidth: on the H100
+///   device tiling ran level with Naive on the sustained domain for the
+///   radius-1 boxes (j3d27pt 205 against 208, poisson 279 against 278,
+///   j3d17pt 245 against 226) and up to 32% ahead on the larger one
+///   (j3d27pt 9% behind), but on the H200, with 42% more bandwidth, poisson
+///   ran 281 against Naive's 329. j3d13pt: Naive, level with the sweep;
+///   device tiling 10% behind on the first domain and 10% ahead on the
+///   second (H100).
+/// Before that, on an H200 and an H100 at 2560x288x384
+/// (perf_tests/results/nvidia-h200-depths-3d.md, nvidia-h200-auto-3d-rule.md,
+/// nvidia-h100-auto-3d-rule.md), and again on the H100 above:
 /// - double, radius 1 (j3d7pt, j3d17pt, j3d27pt, poisson): SM tiling at the
 ///   plan's default depth (3 for stars, 2 for boxes) is the fastest row or
 ///   within 1% of it: 0-15% over Naive on the H200 and 7-30% on the H100,
-///   whose lower DRAM bandwidth makes Naive's pass per step dearer;
+///   whose lower DRAM bandwidth makes Naive's pass per step dearer. Device
+///   tiling runs 5-7% ahead of it on the H100's boxes of the larger domain
+///   and 7-16% behind on the sustained one, whose 9x12 tiles leave SMs
+///   idle;
 /// - double, radius-2 stars (j3d13pt): the single-step sweep, 3-17% over
 ///   Naive, whose 5 planes of z reuse spill from L1 to L2; the sweep holds
-///   them in shared memory;
-/// - float, radius-1 stars (j3d7pt): the single-step sweep, which loads
-///   them without a shared tile: 313 GCells/s against Naive's 289 on the
-///   H100 (perf_tests/results/nvidia-h100-direct-sweep.md; SM tiling at
-///   depth 3 ran 307 in nvidia-h100-auto-3d-rule.md); on an H200 369 (a
-///   throwaway launcher of the kernel) against Naive's 374
-///   (nvidia-h200-streaming-segments.md), where SM tiling at depth 3 is 16%
-///   behind Naive;
-/// - float, other stencils: Naive, within 4% of the fastest row for every
-///   other suite stencil on the H200 and within 1% on the H100; no native
-///   plan is ahead on both (SM tiling at depth 1 is 17-23% behind on
-///   poisson on both).
-/// Other radii and shapes are unmeasured and stay on Naive.
+///   them in shared memory.
+/// Other radii and shapes are unmeasured and stay on Naive; Auto{.tune =
+/// true} times device tiling too.
 template <class T, class Op>
 constexpr Auto3D auto_3d_rule() {
   if constexpr (sizeof(T) != 8) {
-    return Op::shape == Shape::star && Op::radius == 1 ? Auto3D::streaming_sweep
+    return Op::shape == Shape::star && Op::radius == 1 ? Auto3D::device_tiling
                                                        : Auto3D::naive;
   } else if constexpr (Op::radius == 1) {
     return Auto3D::sm_tiling;
@@ -215,9 +226,11 @@ void choose_automatically(Plan& p) {
     } else {
       constexpr Auto3D rule = auto_3d_rule<T, Op>();
       std::string const tuned =
-          "; Auto{.tune = true} times Naive against the native sweep and SM "
+          "; Auto{.tune = true} times Naive against the native sweep, SM "
           "tiling at depths 1-" +
-          std::to_string(auto_sm_tiling_depths);
+          std::to_string(auto_sm_tiling_depths) +
+          " and device tiling at depths 1-" +
+          std::to_string(auto_device_tiling_depths);
       if constexpr (rule == Auto3D::sm_tiling) {
         choose_native(
             plan_temporal, "SM tiling (TemporalBlocking)",
@@ -228,6 +241,21 @@ void choose_automatically(Plan& p) {
             "plan's defaults)" +
                 tuned + "; ",
             false);
+      } else if constexpr (rule == Auto3D::device_tiling) {
+        choose_native(
+            [](Plan& q) {
+              Native<ExecSpace>::template plan_device_tiling<
+                  T, Op, auto_native_kinds<3>>(q, DeviceTiling{});
+            },
+            "device tiling (DeviceTiling)",
+            "device tiling streams every 32x32 tile of the xy plane along z "
+            "together, `depth` steps deep, exchanging the tiles' edges "
+            "(computed first) through L2; for the float j3d7pt at its "
+            "default depth (two blocks per SM) it ran 30-60% faster than "
+            "Naive and 20-46% faster than the single-step sweep on an H100, "
+            "2% faster than Naive on an H200" +
+                tuned + "; ",
+            false);
       } else if constexpr (rule == Auto3D::streaming_sweep) {
         choose_native(
             [](Plan& q) {
@@ -235,30 +263,25 @@ void choose_automatically(Plan& p) {
                   q, StreamingSweep{});
             },
             "the native single-step sweep",
-            std::string(
-                Op::radius == 1
-                    ? "the native single-step sweep loads a radius-1 star's "
-                      "taps directly in 16-byte items, from blocks that "
-                      "run on neighbouring planes: on an H100 it ran 8% "
-                      "faster than Naive for j3d7pt in float, on an H200 "
-                      "within 2% of it"
-                    : "the native single-step sweep holds the planes of z "
-                      "reuse in shared memory, which Naive reloads through "
-                      "L2 at radius 2: on an H200 it ran 15-17% faster than "
-                      "Naive for j3d13pt in double, on an H100 3%") +
+            "the native single-step sweep holds the planes of z reuse in "
+            "shared memory, which Naive reloads through L2 at radius 2: on "
+            "an H200 it ran 15-17% faster than Naive for j3d13pt in double, "
+            "on an H100 3%" +
                 tuned + "; ",
             false);
       } else {
         naive.reason =
             std::string("one kernel per step: ") +
             (sizeof(T) != 8
-                 ? "for float grids Naive ran within 4% of the fastest 3D "
-                   "plan for every suite stencil on an H200 and within 1% for "
-                   "all but j3d7pt on an H100 (SM tiling 6% ahead there, 16% "
-                   "behind on the H200): no native plan was ahead on both"
+                 ? "for float grids other than radius-1 stars Naive ran "
+                   "level with device tiling on an H100's suite domain and "
+                   "ahead of it on an H200 (poisson 329 against 281 "
+                   "GCells/s), whose DRAM bandwidth favours Naive "
+                   "(perf_tests/results/nvidia-h100-edges-first.md)"
                  : "no native plan was measured for this shape and radius "
-                   "in double") +
-            " (perf_tests/results/nvidia-h200-auto-3d-rule.md)" + tuned;
+                   "in double "
+                   "(perf_tests/results/nvidia-h200-auto-3d-rule.md)") +
+            tuned;
         p = std::move(naive);
       }
     }

@@ -60,9 +60,10 @@ Plan plan_for_choice(Plan const& described, TunedChoice const& choice) {
                  "Auto does not run ", to_string(choice.policy), " on a rank-",
                  Op::rank, " grid on ", described.execution_space,
                  " in this build (it compiles the native kernels of "
-                 "TemporalBlocking for rank 1 and 2, and of StreamingSweep "
-                 "and TemporalBlocking at depths 1-",
-                 auto_sm_tiling_depths,
+                 "TemporalBlocking for rank 1 and 2, and of StreamingSweep, "
+                 "TemporalBlocking at depths 1-",
+                 auto_sm_tiling_depths, " and DeviceTiling at depths 1-",
+                 auto_device_tiling_depths,
                  " for rank 3, where the native CUDA backend is enabled)");
   // Only the kernels Auto compiles for this rank are instantiated.
   constexpr PolicyKinds kinds = auto_native_kinds<Op::rank>;
@@ -71,6 +72,13 @@ Plan plan_for_choice(Plan const& described, TunedChoice const& choice) {
     if (choice.policy == PolicyKind::temporal_blocking) {
       Native<ExecSpace>::template plan_temporal_blocking<T, Op, kinds>(
           p, TemporalBlocking{choice.depth, choice.prefetch});
+    }
+  }
+  if constexpr (native_available_v<ExecSpace> &&
+                (kinds & kind_bit(PolicyKind::device_tiling)) != 0) {
+    if (choice.policy == PolicyKind::device_tiling) {
+      Native<ExecSpace>::template plan_device_tiling<T, Op, kinds>(
+          p, DeviceTiling{choice.depth, choice.prefetch});
     }
   }
   if constexpr (native_available_v<ExecSpace> &&
@@ -105,8 +113,8 @@ inline std::string candidate_label(Plan const& p) {
 
 /// The first round of candidates: every policy Auto compiles for this rank
 /// and space, the temporal ones at every depth Auto runs (rank 3: SM tiling
-/// at depths 1 to auto_sm_tiling_depths). Refused ones are left out by the
-/// caller.
+/// at depths 1 to auto_sm_tiling_depths, device tiling at depths 1 to
+/// auto_device_tiling_depths). Refused ones are left out by the caller.
 template <int Rank>
 std::vector<TunedChoice> first_round_choices(bool native) {
   std::vector<TunedChoice> choices{
@@ -126,6 +134,12 @@ std::vector<TunedChoice> first_round_choices(bool native) {
     for (int depth : depths) {
       choices.push_back(
           {PolicyKind::temporal_blocking, depth, -1, Tile{}, 0.0});
+    }
+  }
+  if constexpr ((auto_native_kinds<Rank> &
+                 kind_bit(PolicyKind::device_tiling)) != 0) {
+    for (int depth = 1; depth <= auto_device_tiling_depths; ++depth) {
+      choices.push_back({PolicyKind::device_tiling, depth, -1, Tile{}, 0.0});
     }
   }
   if constexpr ((auto_native_kinds<Rank> &
