@@ -152,20 +152,16 @@ TYPED_TEST(Tuning, IterateWithTunedAutoMatchesNaiveIn3D) {
     EXPECT_NE(timed.tuning.find("StreamingSweep prefetch 2"), std::string::npos)
         << timed.tuning;
     // ... SM tiling and device tiling at Auto's depths.
-    for (int depth = 1; depth <= stencil::detail::auto_sm_tiling_depths;
-         ++depth) {
-      EXPECT_NE(timed.tuning.find("TemporalBlocking depth " +
-                                  std::to_string(depth) + " prefetch 0"),
-                std::string::npos)
-          << timed.tuning;
-    }
-    for (int depth = 1; depth <= stencil::detail::auto_device_tiling_depths;
-         ++depth) {
-      EXPECT_NE(timed.tuning.find("DeviceTiling depth " +
-                                  std::to_string(depth) + " prefetch 0"),
-                std::string::npos)
-          << timed.tuning;
-    }
+    auto const timed_depths = [&](std::string const& policy, int deepest) {
+      for (int depth = 1; depth <= deepest; ++depth) {
+        EXPECT_NE(timed.tuning.find(policy + " depth " + std::to_string(depth) +
+                                    " prefetch 0"),
+                  std::string::npos)
+            << timed.tuning;
+      }
+    };
+    timed_depths("TemporalBlocking", stencil::detail::auto_sm_tiling_depths);
+    timed_depths("DeviceTiling", stencil::detail::auto_device_tiling_depths);
   }
 }
 

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -155,6 +156,18 @@ inline void expect_prefetch_leaves_a_depth(int max_depth, int prefetch,
                  "-byte values leaves no room for depth 1 in the ",
                  device.shared_per_block_optin, " bytes of shared memory of ",
                  device.name, "; use less prefetch");
+}
+
+/// Refuses a depth beyond those a capped set of kernels `K` (Auto's)
+/// compiles: a plan Auto read from its tuning cache, say.
+template <class K, class T, class Op>
+void expect_compiled_for_auto(int depth, std::string_view policy,
+                              std::string_view mechanism) {
+  constexpr bool capped = K::deepest < max_compiled_depth<T, Op>;
+  STENCIL_EXPECT(!capped || depth <= K::deepest, policy, ": Auto runs ",
+                 mechanism, " at depths 1 to ", K::deepest, ", not ", depth,
+                 "; ask for stencil::", policy, "{.depth = ", depth,
+                 "} to run it");
 }
 
 /// Blocks resident at once for the kernel of `depth`: the most tiles a
@@ -319,12 +332,7 @@ void plan(Plan& p, int requested_depth, int requested_prefetch,
                                  Op::radius, sizeof(T));
   int const depth = requested_depth == 0 ? K::default_depth(device, prefetch)
                                          : requested_depth;
-  constexpr bool capped = K::deepest < max_compiled_depth<T, Op>;
-  STENCIL_EXPECT(!capped || depth <= K::deepest,
-                 "DeviceTiling: Auto runs device tiling at depths 1 to ",
-                 K::deepest, ", not ", depth,
-                 "; ask for stencil::DeviceTiling{.depth = ", depth,
-                 "} to run it");
+  expect_compiled_for_auto<K, T, Op>(depth, "DeviceTiling", "device tiling");
   STENCIL_EXPECT(
       K::fits(depth, prefetch, device), "DeviceTiling: depth ", depth,
       " at prefetch ", prefetch, " does not fit on ", device.name,
@@ -585,12 +593,7 @@ void plan_isolated(Plan& p, int requested_depth, int requested_prefetch) {
       requested_depth == 0
           ? isolated_default_depth<T, Op, DepthCap>(device, prefetch)
           : requested_depth;
-  constexpr bool capped = K::deepest < max_compiled_depth<T, Op>;
-  STENCIL_EXPECT(!capped || depth <= K::deepest,
-                 "TemporalBlocking: Auto runs SM tiling at depths 1 to ",
-                 K::deepest, ", not ", depth,
-                 "; ask for stencil::TemporalBlocking{.depth = ", depth,
-                 "} to run it");
+  expect_compiled_for_auto<K, T, Op>(depth, "TemporalBlocking", "SM tiling");
   // Shared memory bounds the depth before the overlap eats the tile.
   static_assert(isolated_core(max_compiled_depth<T, Op>, Op::radius) >= 1);
   STENCIL_EXPECT(
