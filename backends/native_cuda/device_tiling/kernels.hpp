@@ -77,6 +77,28 @@ struct TileShape {
   }
 };
 
+/// Cell k of the r-wide frame of a width x height rectangle (its outermost
+/// r rows and columns): the top band, the bottom band, then the left and
+/// right bands row by row. It numbers the rim of a ring plane (the frame of
+/// the tile plus rim) and the edge of a tile (the frame of the tile).
+struct FrameCell {
+  int y, x;
+};
+__host__ __device__ constexpr FrameCell frame_cell(int k, int width, int height,
+                                                   int r) {
+  int const band = r * width;
+  if (k < band) return {k / width, k % width};
+  if (k < 2 * band)
+    return {height - r + (k - band) / width, (k - band) % width};
+  int const side = k - 2 * band;
+  int const c = side % (2 * r);
+  return {r + side / (2 * r), c < r ? c : width - 2 * r + c};
+}
+static_assert(frame_cell(67, 34, 34, 1).y == 33 &&
+              frame_cell(67, 34, 34, 1).x == 33 &&
+              frame_cell(69, 34, 34, 1).y == 1 &&
+              frame_cell(69, 34, 34, 1).x == 33);
+
 template <class T, int Radius>
 constexpr std::size_t shared_bytes_per_level() {
   using S = TileShape<Radius>;
@@ -230,14 +252,13 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   };
   // What the thread's cells are, where their values go: fixed per thread.
   bool xy_interior[rows], rim_source[rows], output[rows];
-  long exchange_offset[rows], output_offset[rows];
+  long output_offset[rows];
 #pragma unroll
   for (int j = 0; j < rows; ++j) {
     int const ly = ly0 + j;
     int const gy = y_origin + ly;
     xy_interior[j] = x_inside && gy >= 0 && gy < p.ny;
     rim_source[j] = lx < r || lx >= tile_x - r || ly < r || ly >= tile_y - r;
-    exchange_offset[j] = static_cast<long>(gy - g.y0) * region_nx + (gx - g.x0);
     // Inside the grid and the region's core.
     output[j] = x_core && gy >= g.core_y0 && gy < g.core_y1;
     output_offset[j] = output[j] ? grid_index(0, gy, gx) : 0;
@@ -257,20 +278,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
 #pragma unroll
   for (int i = 0; i < rim_per_thread; ++i) {
     int const k = static_cast<int>(threadIdx.x) + i * Threads;
-    constexpr int band = r * S::row;  // top and bottom bands
-    int sy, sx;
-    if (k < band) {
-      sy = k / S::row;
-      sx = k % S::row;
-    } else if (k < 2 * band) {
-      sy = tile_y + r + (k - band) / S::row;
-      sx = (k - band) % S::row;
-    } else {
-      int const side = k - 2 * band;  // left and right bands, 2r per row
-      sy = r + side / (2 * r);
-      int const c = side % (2 * r);
-      sx = c < r ? c : tile_x + c;
-    }
+    auto const [sy, sx] = frame_cell(k, S::row, tile_y + 2 * r, r);
     int const y = y_origin + sy - r, x = x_origin + sx - r;
     RimCell& c = rim[i];
     c.valid = k < S::rim_cells;
@@ -312,25 +320,12 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
 #pragma unroll
   for (int i = 0; i < edges_per_thread; ++i) {
     int const k = static_cast<int>(threadIdx.x) + i * Threads;
-    constexpr int band = r * tile_x;  // top and bottom bands
-    int ly, lx;
-    if (k < band) {
-      ly = k / tile_x;
-      lx = k % tile_x;
-    } else if (k < 2 * band) {
-      ly = tile_y - r + (k - band) / tile_x;
-      lx = (k - band) % tile_x;
-    } else {
-      int const side = k - 2 * band;  // left and right bands, 2r per row
-      ly = r + side / (2 * r);
-      int const c = side % (2 * r);
-      lx = c < r ? c : tile_x - 2 * r + c;
-    }
-    int const y = y_origin + ly, x = x_origin + lx;
+    auto const [ey, ex] = frame_cell(k, tile_x, tile_y, r);
+    int const y = y_origin + ey, x = x_origin + ex;
     EdgeCell& e = edge[i];
     e.valid = edges_first && k < edge_cells;
     e.xy_interior = y >= 0 && y < p.ny && x >= 0 && x < p.nx;
-    e.ring_offset = e.valid ? (ly + r) * S::row + lx + r : 0;
+    e.ring_offset = e.valid ? (ey + r) * S::row + ex + r : 0;
     e.exchange_offset =
         e.valid ? static_cast<long>(y - g.y0) * region_nx + (x - g.x0) : 0;
   }
@@ -453,34 +448,6 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
         }
       }
     }
-    // The first loads of the rims of the planes levels 1..Depth-1 compute in
-    // this iteration (from the exchange, or fixed boundary values), issued
-    // at its end. Issued halfway through the levels instead, so that their
-    // round trip overlapped the rest, they held registers across it: float
-    // poisson at depth 4 lost its second block per SM (240 GCells/s against
-    // 345), and 16 of the other 19 rows measured ran 1-15% slower, three
-    // 1-4% faster (H100, perf_tests/results/nvidia-h100-edges-first.md).
-    typename Exchange::Raw raw[Depth > 1 ? Depth - 1 : 1][rim_per_thread] = {};
-    T fixed[Depth > 1 ? Depth - 1 : 1][rim_per_thread];
-    auto start_rim_loads = [&] {
-#pragma unroll
-      for (int t = 1; t < Depth; ++t) {
-        int const z = it + shift - r - t * L;
-        bool const published = exchanged(z);
-        bool const z_padded = z >= -p.halo && z < p.nz + p.halo;
-#pragma unroll
-        for (int i = 0; i < rim_per_thread; ++i) {
-          if (published && rim[i].from_exchange) {
-            raw[t - 1][i] =
-                p.exchange.fetch(exchange_plane(t) + rim[i].exchange_offset);
-          }
-          fixed[t - 1][i] = rim[i].input_inside && z_padded
-                                ? p.in[rim[i].input_offset +
-                                       static_cast<long>(z) * p.stride_z]
-                                : T(0);
-        }
-      }
-    };
     // Levels 1..Depth: level t computes plane it + shift - r - t*lag. All
     // levels read first, then all write: the slots differ, but the compiler
     // cannot know that, and reads after writes would serialise the levels.
@@ -517,12 +484,9 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       for (int j = 0; j < rows; ++j) {
         T const value = values[t - 1][j];
         if (t < Depth) {
-          if (edges_first && rim_source[j]) continue;  // written already
+          // Edge cells were written (and published) first.
+          if (edges_first && rim_source[j]) continue;
           cell_plane(t, slot(t, 0))[j * S::row] = value;
-          if (rim_source[j]) {
-            p.exchange.publish(exchange_plane(t) + exchange_offset[j], value,
-                               tag);
-          }
         } else if (output[j]) {
           p.out[output_offset[j] + static_cast<long>(z) * p.stride_z] = value;
         }
@@ -559,8 +523,31 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     // from the blocks that computed them, or fixed boundary values. Every
     // level's loads are issued before any is waited for or stored, so their
     // L2 latencies overlap instead of adding up.
+    // Issued halfway through the levels instead, so that their round trip
+    // overlapped the rest, these loads held registers across it: float
+    // poisson at depth 4 lost its second block per SM (240 GCells/s against
+    // 345), and 16 of the other 19 rows measured ran 1-15% slower, three
+    // 1-4% faster (H100, perf_tests/results/nvidia-h100-edges-first.md).
     if constexpr (Depth > 1) {
-      start_rim_loads();
+      typename Exchange::Raw raw[Depth - 1][rim_per_thread] = {};
+      T fixed[Depth - 1][rim_per_thread];
+#pragma unroll
+      for (int t = 1; t < Depth; ++t) {
+        int const z = it + shift - r - t * L;
+        bool const published = exchanged(z);
+        bool const z_padded = z >= -p.halo && z < p.nz + p.halo;
+#pragma unroll
+        for (int i = 0; i < rim_per_thread; ++i) {
+          if (published && rim[i].from_exchange) {
+            raw[t - 1][i] =
+                p.exchange.fetch(exchange_plane(t) + rim[i].exchange_offset);
+          }
+          fixed[t - 1][i] = rim[i].input_inside && z_padded
+                                ? p.in[rim[i].input_offset +
+                                       static_cast<long>(z) * p.stride_z]
+                                : T(0);
+        }
+      }
       // Until every level's words carry this iteration's tag: the loads of
       // all levels that are not yet there are reissued together, so a late
       // neighbour costs one more round trip, not one per level.
