@@ -110,8 +110,9 @@ struct Kernel {
   /// more than the DRAM passes a deeper single block saves.
   ///  - float: the deepest depth that runs two blocks per SM (z segments
   ///    side by side): radius 1 at 4 (j3d7pt 455 GCells/s against 386 at
-  ///    8, the deepest before; poisson 342 against 295), radius 2 at 3
-  ///    (j3d13pt 309 against 262 at 5);
+  ///    8, the deepest before; poisson 342 against 321 at 3, the deepest
+  ///    two-block depth before), radius 2 at 3 (j3d13pt 309 against 262 at
+  ///    5);
   ///  - double boxes: depth 2, on two blocks (poisson 170 against 161 at 5,
   ///    155 at 3, whose two-block kernel is held to 128 registers);
   ///  - double radius-1 stars: at most 5. At 6 the kernel takes 249-255

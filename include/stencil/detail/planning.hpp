@@ -60,8 +60,9 @@ enum class Auto3D { naive, sm_tiling, streaming_sweep, device_tiling };
 /// - float, radius-1 stars (j3d7pt): device tiling at its plan's default
 ///   depth (4, two blocks per SM): 375 and 457 GCells/s on the H100 against
 ///   the sweep's 312 and 313 and Naive's 289 and 287; on an H200 382
-///   against Naive's 374 (sustained; the sweep 369 in
-///   nvidia-h200-streaming-segments.md);
+///   against Naive's 374 (sustained, one repetition,
+///   nvidia-h200-edges-first-auto.json; the sweep ran 369 in an earlier
+///   session's launcher of its kernel);
 /// - float, other stencils: Naive. Device tiling is SM-bound, Naive
 ///   DRAM-bound, so which wins follows the GPU's bandwidth: on the H100
 ///   device tiling ran level with Naive on the sustained domain for the
