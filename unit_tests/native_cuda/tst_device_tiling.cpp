@@ -446,7 +446,9 @@ TEST(DeviceTiling, PlanReportsTheLaunch) {
   EXPECT_GE(double_box.blocks_per_sm, 2) << double_box;
   // Float, stars and boxes: the deepest depth with two blocks per SM, in z
   // segments.
-  stencil::Grid<float, 3, Kokkos::CudaSpace> single("b", {2560, 352, 384});
+  // Halo 2: the radius-2 star plans on it too.
+  stencil::Grid<float, 3, Kokkos::CudaSpace> single("b", {2560, 352, 384},
+                                                    {.halo = 2});
   auto two_blocks_deepest = [&](auto op) {
     auto const chosen =
         stencil::plan(Kokkos::Cuda{}, single, op, stencil::DeviceTiling{});

@@ -411,7 +411,9 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       return S::slot(phase - r - t * L + dz);
     };
     int const parity = it & 1;
-    unsigned const tag = p.tag_base + static_cast<unsigned>(it) + 1u;
+    // Depth 1 exchanges nothing, and has no use for it.
+    [[maybe_unused]] unsigned const tag =
+        p.tag_base + static_cast<unsigned>(it) + 1u;
     // Planes in [-r, nz + r) are exchanged (published and read); the others
     // reach only discarded cells.
     auto exchanged = [&](int z) { return z >= -r && z < p.nz + r; };
