@@ -13,7 +13,12 @@
 // exchange per iteration however deep the blocking, and no dependency
 // between the levels inside an iteration. Each level keeps a
 // ring of 2r + 2 planes of its tile plus rim in shared memory: the 2r + 1
-// the level above reads and the one being written.
+// the level above reads and the one being written. A star reads the planes
+// off its centre plane only at the centre column, so its r planes below
+// come from registers instead (the values the thread read as centres in
+// its last r iterations, as EBISU's redundant register streaming keeps
+// them) and its ring keeps r + 2 planes: deeper blocking in the same
+// shared memory, and r fewer shared loads per cell.
 //
 // The input plane (level 0, with its rim) comes in an iteration ahead of
 // its use: with prefetch 0 as plain loads into registers, with prefetch
@@ -60,11 +65,16 @@ inline constexpr int threads_per_block = 256;
 template <int Threads>
 inline constexpr int rows_per_thread = tile_x* tile_y / Threads;
 
-template <int Radius>
+/// `Star`: the stencil reads the planes off its centre plane only at the
+/// centre column. Its planes below the centre come from registers (the
+/// thread read them as centres in earlier iterations), so a level's ring
+/// keeps the r + 1 planes read from it and the one being written; a box
+/// reads every tap of its 2r + 1 planes from the ring, which keeps 2r + 2.
+template <int Radius, bool Star = false>
 struct TileShape {
   static constexpr int radius = Radius;
   static constexpr int lag = Radius + 1;
-  static constexpr int ring = 2 * Radius + 2;
+  static constexpr int ring = Star ? Radius + 2 : 2 * Radius + 2;
   static constexpr int row = tile_x + 2 * Radius;  // shared row length
   static constexpr int plane = row * (tile_y + 2 * Radius);
   static constexpr int rim_cells = plane - tile_x * tile_y;
@@ -99,17 +109,21 @@ static_assert(frame_cell(67, 34, 34, 1).y == 33 &&
               frame_cell(69, 34, 34, 1).y == 1 &&
               frame_cell(69, 34, 34, 1).x == 33);
 
-template <class T, int Radius>
+/// The tile shape of stencil `Op`.
+template <class Op>
+using TileShapeOf = TileShape<Op::radius, Op::shape == Shape::star>;
+
+template <class T, class Op>
 constexpr std::size_t shared_bytes_per_level() {
-  using S = TileShape<Radius>;
+  using S = TileShapeOf<Op>;
   return static_cast<std::size_t>(S::ring) * S::plane * sizeof(T);
 }
 
 /// Levels 0 (the input) to depth-1 keep rings; level `depth` goes to the
 /// output directly.
-template <class T, int Radius>
+template <class T, class Op>
 constexpr std::size_t shared_bytes(int depth) {
-  return static_cast<std::size_t>(depth) * shared_bytes_per_level<T, Radius>();
+  return static_cast<std::size_t>(depth) * shared_bytes_per_level<T, Op>();
 }
 
 /// The staging ring of `prefetch` stages: s + 1 input planes (none for
@@ -120,6 +134,25 @@ constexpr std::size_t staging_bytes(int prefetch) {
                        : static_cast<std::size_t>(prefetch + 1) *
                              TileShape<Radius>::plane * sizeof(T);
 }
+
+/// The accessor a star sees: its centre plane and the r planes above come
+/// from the level's ring (the centre plane with every tap, the others at
+/// the centre column), the r planes below from the values the thread kept
+/// in registers. Offsets are compile-time constants once the level loops
+/// unroll, so the branch folds away.
+template <class T, int Radius>
+struct StarNeighbourhood {
+  using value_type = T;
+  T const* plane[Radius + 1];  // planes dz = 0..r, at the centre column
+  T below[Radius];             // the centre cell of planes dz = -r..-1
+  int centre = 0;              // offset of the centre cell within each plane
+  int stride_y = 0;
+
+  __device__ __forceinline__ T operator()(int dz, int dy, int dx) const {
+    if (dz < 0) return below[dz + Radius];
+    return plane[dz][centre + dy * stride_y + dx];
+  }
+};
 
 /// One region: tiles_x * tiles_y blocks, each a 32x32 tile whose first cell
 /// is at (y0 + 32 * tile row, x0 + 32 * tile column) of the grid.
@@ -175,9 +208,9 @@ struct Params3D {
 /// measured, not assumed (launch.hpp's default depth). Deeper than 3 the
 /// levels need more than 128 registers (sm_90: float j3d7pt spills 32
 /// bytes at depth 4).
-template <class T, int Radius, int Depth>
+template <class T, class Op, int Depth>
 inline constexpr bool two_blocks_fit =
-    Depth <= 3 && 2 * (shared_bytes<T, Radius>(Depth) + 1024) <= 233472;
+    Depth <= 3 && 2 * (shared_bytes<T, Op>(Depth) + 1024) <= 233472;
 
 /// `Staged`: the input comes through the staging ring (prefetch > 0); a
 /// kernel of its own, so that the plain-load kernel stays as it was.
@@ -189,7 +222,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   static_assert(tile_x * tile_y % Threads == 0 && Threads % tile_x == 0);
   constexpr int r = Op::radius;
   constexpr int rows = rows_per_thread<Threads>;
-  using S = TileShape<r>;
+  constexpr bool star = Op::shape == Shape::star;
+  using S = TileShapeOf<Op>;
   constexpr int L = S::lag;
   extern __shared__ __align__(16) unsigned char shared_raw[];
   T* const rings = reinterpret_cast<T*>(shared_raw);
@@ -334,6 +368,15 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
        k += Threads) {
     rings[k] = T(0);
   }
+  // A star's planes below the centre: the centres of levels 0..Depth-1 that
+  // the thread read in its last r iterations, oldest first, for its own
+  // cells and (levels 0..Depth-2) for its edge cells. Zero, as the rings
+  // start.
+  constexpr int kept_below = star ? r : 0;
+  [[maybe_unused]] T below[Depth][kept_below > 0 ? kept_below : 1][rows] = {};
+  [[maybe_unused]] T edge_below[Depth > 1 ? Depth - 1 : 1]
+                               [kept_below > 0 ? kept_below : 1]
+                               [edges_per_thread] = {};
 
   // The level-0 plane is loaded one iteration ahead: its loads are in
   // flight during the barrier and the rim exchange. Thread-invariant parts
@@ -429,21 +472,39 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
         int const z = it + shift - r - t * L;
         if (!exchanged(z)) continue;
         bool const z_inside = z >= 0 && z < p.nz;
-        stencil::detail::PlaneRingNeighbourhood<T, r> nb{};
-#pragma unroll
-        for (int dz = -r; dz <= r; ++dz) {
-          nb.plane[dz + r] =
-              rings + ((t - 1) * S::ring + slot(t, dz)) * S::plane;
-        }
-        nb.stride_y = S::row;
+        auto level_plane = [&](int dz) -> T const* {
+          return rings + ((t - 1) * S::ring + slot(t, dz)) * S::plane;
+        };
         T* const written = rings + (t * S::ring + slot(t, 0)) * S::plane;
 #pragma unroll
         for (int i = 0; i < edges_per_thread; ++i) {
           if (!edge[i].valid) continue;
-          nb.centre = edge[i].ring_offset;
-          T const value = static_cast<T>(p.op(nb));
-          T const kept =
-              z_inside && edge[i].xy_interior ? value : nb.plane[r][nb.centre];
+          T value, centre;
+          if constexpr (star) {
+            StarNeighbourhood<T, r> nb{};
+#pragma unroll
+            for (int dz = 0; dz <= r; ++dz) nb.plane[dz] = level_plane(dz);
+#pragma unroll
+            for (int k = 0; k < r; ++k) nb.below[k] = edge_below[t - 1][k][i];
+            nb.stride_y = S::row;
+            nb.centre = edge[i].ring_offset;
+            value = static_cast<T>(p.op(nb));
+            centre = nb.plane[0][nb.centre];
+#pragma unroll
+            for (int k = 0; k + 1 < r; ++k) {
+              edge_below[t - 1][k][i] = edge_below[t - 1][k + 1][i];
+            }
+            edge_below[t - 1][r - 1][i] = centre;
+          } else {
+            stencil::detail::PlaneRingNeighbourhood<T, r> nb{};
+#pragma unroll
+            for (int dz = -r; dz <= r; ++dz) nb.plane[dz + r] = level_plane(dz);
+            nb.stride_y = S::row;
+            nb.centre = edge[i].ring_offset;
+            value = static_cast<T>(p.op(nb));
+            centre = nb.plane[r][nb.centre];
+          }
+          T const kept = z_inside && edge[i].xy_interior ? value : centre;
           written[edge[i].ring_offset] = kept;
           p.exchange.publish(exchange_plane(t) + edge[i].exchange_offset, kept,
                              tag);
@@ -458,22 +519,43 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     for (int t = 1; t <= Depth; ++t) {
       int const z = it + shift - r - t * L;
       bool const z_inside = z >= 0 && z < p.nz;
-      stencil::detail::PlaneRingNeighbourhood<T, r> nb{};
-#pragma unroll
-      for (int dz = -r; dz <= r; ++dz) {
-        nb.plane[dz + r] = cell_plane(t - 1, slot(t, dz));
-      }
-      nb.stride_y = S::row;
 #pragma unroll
       for (int j = 0; j < rows; ++j) {
-        nb.centre = j * S::row;
         bool const interior = z_inside && xy_interior[j];
         // Evaluated for every cell (all its taps are inside the rings), then
         // selected: a conditional evaluation would put each cell's loads in
         // its own branch, and the taps that neighbouring rows share could
         // not be loaded once for both.
-        T const value = static_cast<T>(p.op(nb));
-        values[t - 1][j] = interior ? value : nb.plane[r][nb.centre];
+        T value, centre;
+        if constexpr (star) {
+          StarNeighbourhood<T, r> nb{};
+#pragma unroll
+          for (int dz = 0; dz <= r; ++dz) {
+            nb.plane[dz] = cell_plane(t - 1, slot(t, dz));
+          }
+#pragma unroll
+          for (int k = 0; k < r; ++k) nb.below[k] = below[t - 1][k][j];
+          nb.stride_y = S::row;
+          nb.centre = j * S::row;
+          value = static_cast<T>(p.op(nb));
+          centre = nb.plane[0][nb.centre];
+#pragma unroll
+          for (int k = 0; k + 1 < r; ++k) {
+            below[t - 1][k][j] = below[t - 1][k + 1][j];
+          }
+          below[t - 1][r - 1][j] = centre;
+        } else {
+          stencil::detail::PlaneRingNeighbourhood<T, r> nb{};
+#pragma unroll
+          for (int dz = -r; dz <= r; ++dz) {
+            nb.plane[dz + r] = cell_plane(t - 1, slot(t, dz));
+          }
+          nb.stride_y = S::row;
+          nb.centre = j * S::row;
+          value = static_cast<T>(p.op(nb));
+          centre = nb.plane[r][nb.centre];
+        }
+        values[t - 1][j] = interior ? value : centre;
       }
     }
 #pragma unroll

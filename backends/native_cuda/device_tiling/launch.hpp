@@ -25,13 +25,15 @@
 namespace stencil::native_cuda::device_tiling {
 
 /// The deepest blocking compiled: what fits in the largest shared memory a
-/// block can have today, at most 12. One kernel per depth, so that the level
+/// block can have today, at most 12, and shallow enough that an SM-tiling
+/// tile keeps a cell of output. One kernel per depth, so that the level
 /// loop unrolls.
 template <class T, class Op>
 inline constexpr int max_compiled_depth = [] {
-  int const fit = static_cast<int>(max_shared_per_block /
-                                   shared_bytes_per_level<T, Op::radius>());
-  return fit < 12 ? fit : 12;
+  int const fit =
+      static_cast<int>(max_shared_per_block / shared_bytes_per_level<T, Op>());
+  int const valid = (tile_x - 1) / (2 * Op::radius);
+  return std::min({fit, valid, 12});
 }();
 
 /// How rims reach the neighbouring blocks: tagged words, no barrier
@@ -67,7 +69,7 @@ struct Kernel {
       if (depth > Depth) return function_at<Depth + 1>(depth, staged);
     }
     if (staged) return &device_tiling_3d<T, Op, Depth, X, true>;
-    if constexpr (two_blocks_fit<T, Op::radius, Depth>) {
+    if constexpr (two_blocks_fit<T, Op, Depth>) {
       static bool const two_spill =
           local_bytes(&device_tiling_3d<T, Op, Depth, X, false, 2>) > 0;
       if (!two_spill) return &device_tiling_3d<T, Op, Depth, X, false, 2>;
@@ -80,8 +82,7 @@ struct Kernel {
     return attributes.localSizeBytes;
   }
   static std::size_t shared(int depth, int prefetch) {
-    return shared_bytes<T, Op::radius>(depth) +
-           staging_bytes<T, Op::radius>(prefetch);
+    return shared_bytes<T, Op>(depth) + staging_bytes<T, Op::radius>(prefetch);
   }
   static bool spills(int depth, int prefetch) {
     return local_bytes(function(depth, prefetch)) > 0;
@@ -338,8 +339,7 @@ void plan(Plan& p, int requested_depth, int requested_prefetch,
       K::fits(depth, prefetch, device), "DeviceTiling: depth ", depth,
       " at prefetch ", prefetch, " does not fit on ", device.name,
       " for radius ", Op::radius, " and ", sizeof(T),
-      "-byte values (each level keeps ",
-      shared_bytes_per_level<T, Op::radius>(),
+      "-byte values (each level keeps ", shared_bytes_per_level<T, Op>(),
       " bytes of shared memory per block, the prefetch ",
       staging_bytes<T, Op::radius>(prefetch), ", within the ",
       device.shared_per_block_optin,
@@ -397,10 +397,10 @@ void plan(Plan& p, int requested_depth, int requested_prefetch,
 
 /// Iterations of one launch of depth `depth` over `nz` planes: the tags it
 /// publishes with.
-template <int Radius>
+template <class Op>
 int iterations(int nz, int depth) {
-  using S = TileShape<Radius>;
-  return (nz + Radius + depth * S::lag + S::ring - 1) / S::ring * S::ring;
+  using S = TileShapeOf<Op>;
+  return (nz + S::radius + depth * S::lag + S::ring - 1) / S::ring * S::ring;
 }
 
 /// The exchange buffer, kept from one call to the next (zeroing 10-20 MB and
@@ -470,7 +470,7 @@ void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
       (remainder == 0 ? 0 : last.regions.size());
   ExchangeBuffer& buffer = exchange_buffer(
       space, bytes,
-      launches * static_cast<std::size_t>(iterations<Op::radius>(nz, p.depth)));
+      launches * static_cast<std::size_t>(iterations<Op>(nz, p.depth)));
   X exchange{};
   exchange.buffer =
       reinterpret_cast<decltype(exchange.buffer)>(buffer.bytes.data());
@@ -501,8 +501,7 @@ void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
       launch_cooperative(K::function(depth, p.prefetch), shape.blocks(),
                          threads_per_block, K::shared(depth, p.prefetch),
                          space.cuda_stream(), params);
-      buffer.next_tag +=
-          static_cast<unsigned>(iterations<Op::radius>(nz, depth));
+      buffer.next_tag += static_cast<unsigned>(iterations<Op>(nz, depth));
     }
     grid.swap();
     done += depth;
@@ -601,8 +600,7 @@ void plan_isolated(Plan& p, int requested_depth, int requested_prefetch) {
       K::fits(depth, prefetch, device), "TemporalBlocking: depth ", depth,
       " at prefetch ", prefetch, " does not fit on ", device.name,
       " for a rank-3 grid, radius ", Op::radius, " and ", sizeof(T),
-      "-byte values (each level keeps ",
-      shared_bytes_per_level<T, Op::radius>(),
+      "-byte values (each level keeps ", shared_bytes_per_level<T, Op>(),
       " bytes of shared memory per block, the prefetch ",
       staging_bytes<T, Op::radius>(prefetch), ", within the ",
       device.shared_per_block_optin,
