@@ -431,13 +431,25 @@ TEST(DeviceTiling, PlanReportsTheLaunch) {
   EXPECT_EQ(p.blocks, 12 * 11 * p.z_segments) << p;
   EXPECT_LE(p.blocks, resident) << p;
   std::cout << text.str() << '\n';
-  // The default depth of a double radius-1 star: the deepest that fits, at
-  // most 5.
+  // The default depth of a double star: the deepest depth with two blocks
+  // per SM if it is 3 or more (3 on an sm_90 GPU), else the deepest that
+  // fits, at most 6.
   auto const chosen = stencil::plan(
       Kokkos::Cuda{}, grid, stencil::suite::J3d7pt{}, stencil::DeviceTiling{});
-  EXPECT_EQ(chosen.depth,
-            std::min(5, max_depth<double, stencil::suite::J3d7pt>()))
+  int const deepest = max_depth<double, stencil::suite::J3d7pt>();
+  int two_blocks = 0;
+  for (int depth = deepest; depth >= 1 && two_blocks == 0; --depth) {
+    auto const at =
+        stencil::plan(Kokkos::Cuda{}, grid, stencil::suite::J3d7pt{},
+                      stencil::DeviceTiling{depth});
+    if (at.blocks_per_sm >= 2) two_blocks = depth;
+  }
+  EXPECT_EQ(chosen.depth, two_blocks >= 3 ? two_blocks : std::min(6, deepest))
       << chosen;
+  if (stencil::native_cuda::current_device_limits().compute_capability == 90) {
+    EXPECT_EQ(chosen.depth, 3) << chosen;
+    EXPECT_EQ(chosen.blocks_per_sm, 2) << chosen;
+  }
   // Double boxes: depth 2, on two blocks per SM.
   auto const double_box =
       stencil::plan(Kokkos::Cuda{}, grid, stencil::suite::Poisson19pt{},

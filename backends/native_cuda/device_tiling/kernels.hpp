@@ -206,8 +206,9 @@ struct Params3D {
 /// once. Such depths also get a kernel compiled for two blocks per SM (at
 /// most 128 registers), used where it does not spill; where that pays is
 /// measured, not assumed (launch.hpp's default depth). Deeper than 3 the
-/// levels need more than 128 registers (sm_90: float j3d7pt spills 32
-/// bytes at depth 4).
+/// levels mostly need more than 128 registers (sm_90: double j3d7pt spills
+/// 32 bytes at depth 4; float j3d7pt fits depth 5 in 128, not compiled or
+/// measured yet).
 template <class T, class Op, int Depth>
 inline constexpr bool two_blocks_fit =
     Depth <= 3 && 2 * (shared_bytes<T, Op>(Depth) + 1024) <= 233472;

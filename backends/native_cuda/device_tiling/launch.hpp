@@ -105,35 +105,48 @@ struct Kernel {
     allow_dynamic_shared(kernel, bytes);
     return resident_blocks_per_sm(kernel, threads_per_block, bytes);
   }
+  /// The deepest depth whose kernel runs two blocks per SM; 0 if none.
+  static int deepest_with_two_blocks(DeviceLimits const& device, int prefetch) {
+    for (int depth = max_depth(device, prefetch); depth >= 1; --depth) {
+      if (fits(depth, prefetch, device) &&
+          blocks_per_sm(depth, prefetch) >= 2) {
+        return depth;
+      }
+    }
+    return 0;
+  }
   /// Measured on an H100 at 2560x352x384 with every depth
-  /// (perf_tests/results/nvidia-h100-edges-first.md): where two blocks fit
-  /// in an SM, one block's iteration hides behind the other's, which pays
-  /// more than the DRAM passes a deeper single block saves.
+  /// (perf_tests/results/nvidia-h100-edges-first.md, and for the stars
+  /// since their rings hold r + 2 planes nvidia-h100-star-ring.md): where
+  /// two blocks fit in an SM, one block's iteration hides behind the
+  /// other's, which pays more than the DRAM passes a deeper single block
+  /// saves.
   ///  - float: the deepest depth that runs two blocks per SM (z segments
-  ///    side by side): radius 1 at 4 (j3d7pt 455 GCells/s against 386 at
-  ///    8, the deepest before; poisson 342 against 321 at 3, the deepest
-  ///    two-block depth before), radius 2 at 3 (j3d13pt 309 against 262 at
-  ///    5);
+  ///    side by side): radius 1 at 4 (j3d7pt 475 GCells/s against 367 at
+  ///    8; poisson 342 against 321 at 3), radius 2 at 3 (j3d13pt 338
+  ///    against 275 at 5);
   ///  - double boxes: depth 2, on two blocks (poisson 170 against 161 at 5,
   ///    155 at 3, whose two-block kernel is held to 128 registers);
-  ///  - double radius-1 stars: at most 5. At 6 the kernel takes 249-255
-  ///    registers (j3d7pt 215 at 5, 186 at 6, 202 at 2 on two blocks);
-  ///  - otherwise the deepest that fits (double j3d13pt: 3).
+  ///  - double stars: the deepest depth with two blocks per SM if it is 3
+  ///    or more (j3d7pt: 3, 248 against 237 at 6 and 229 at 5 on one
+  ///    block), else the deepest that fits, at most 6 (j3d7pt at 7 and 8
+  ///    takes 254 registers: 223 and 189; j3d13pt: 4, 168 against 151 at
+  ///    3).
   static int default_depth(DeviceLimits const& device, int prefetch) {
     int const deepest = max_depth(device, prefetch);
     if constexpr (sizeof(T) == 4) {
-      for (int depth = deepest; depth >= 1; --depth) {
-        if (fits(depth, prefetch, device) &&
-            blocks_per_sm(depth, prefetch) >= 2) {
-          return depth;
-        }
+      if (int const two = deepest_with_two_blocks(device, prefetch); two > 0) {
+        return two;
       }
     } else if constexpr (Op::shape == Shape::box) {
       if (fits(2, prefetch, device) && blocks_per_sm(2, prefetch) >= 2) {
         return 2;
       }
-    } else if constexpr (Op::radius == 1) {
-      if (deepest > 5 && fits(5, prefetch, device)) return 5;
+    } else {
+      if (int const two = deepest_with_two_blocks(device, prefetch); two >= 3) {
+        return two;
+      }
+      return std::min(deepest, 6);
     }
     return deepest;
   }
