@@ -206,12 +206,15 @@ struct Params3D {
 /// once. Such depths also get a kernel compiled for two blocks per SM (at
 /// most 128 registers), used where it does not spill; where that pays is
 /// measured, not assumed (launch.hpp's default depth). Deeper than 3 the
-/// levels mostly need more than 128 registers (sm_90: double j3d7pt spills
-/// 32 bytes at depth 4; float j3d7pt fits depth 5 in 128, not compiled or
-/// measured yet).
+/// levels need more than 128 registers, except a radius-1 star's up to
+/// depth 5 in float (sm_90: float j3d7pt at depth 5 on two blocks 497
+/// GCells/s against 475 at 4 on an H100; double j3d7pt spills 32 bytes at
+/// depth 4, float j3d13pt at 4 and 5).
 template <class T, class Op, int Depth>
 inline constexpr bool two_blocks_fit =
-    Depth <= 3 && 2 * (shared_bytes<T, Op>(Depth) + 1024) <= 233472;
+    (Depth <= 3 ||
+     (Op::shape == Shape::star && Op::radius == 1 && Depth <= 5)) &&
+    2 * (shared_bytes<T, Op>(Depth) + 1024) <= 233472;
 
 /// `Staged`: the input comes through the staging ring (prefetch > 0); a
 /// kernel of its own, so that the plain-load kernel stays as it was.

@@ -122,9 +122,9 @@ struct Kernel {
   /// other's, which pays more than the DRAM passes a deeper single block
   /// saves.
   ///  - float: the deepest depth that runs two blocks per SM (z segments
-  ///    side by side): radius 1 at 4 (j3d7pt 475 GCells/s against 367 at
-  ///    8; poisson 342 against 321 at 3), radius 2 at 3 (j3d13pt 338
-  ///    against 275 at 5);
+  ///    side by side): radius-1 stars at 5 (j3d7pt 497 GCells/s against 475
+  ///    at 4 and 367 at 8), boxes at 4 (poisson 342 against 321 at 3),
+  ///    radius 2 at 3 (j3d13pt 338 against 275 at 5);
   ///  - double boxes: depth 2, on two blocks (poisson 170 against 161 at 5,
   ///    155 at 3, whose two-block kernel is held to 128 registers);
   ///  - double stars: the deepest depth with two blocks per SM if it is 3
