@@ -450,6 +450,39 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   auto cell_plane = [&](int level, int slot) {
     return cell_rings + (level * S::ring + slot) * S::plane;
   };
+  // The functor at `centre` (an offset within a ring plane) of the level
+  // whose ring plane dz (-r..r) `plane(dz)` points at, and that centre's
+  // value. A star reads its planes below from `kept(0..r-1)` (oldest first)
+  // and shifts the centre it read into them.
+  struct Evaluated {
+    T value, centre;
+  };
+  auto evaluate = [&](auto plane, int centre, auto kept) {
+    Evaluated e;
+    if constexpr (star) {
+      StarNeighbourhood<T, r> nb{};
+#pragma unroll
+      for (int dz = 0; dz <= r; ++dz) nb.plane[dz] = plane(dz);
+#pragma unroll
+      for (int k = 0; k < r; ++k) nb.below[k] = kept(k);
+      nb.stride_y = S::row;
+      nb.centre = centre;
+      e.value = static_cast<T>(p.op(nb));
+      e.centre = nb.plane[0][centre];
+#pragma unroll
+      for (int k = 0; k + 1 < r; ++k) kept(k) = kept(k + 1);
+      kept(r - 1) = e.centre;
+    } else {
+      stencil::detail::PlaneRingNeighbourhood<T, r> nb{};
+#pragma unroll
+      for (int dz = -r; dz <= r; ++dz) nb.plane[dz + r] = plane(dz);
+      nb.stride_y = S::row;
+      nb.centre = centre;
+      e.value = static_cast<T>(p.op(nb));
+      e.centre = nb.plane[r][centre];
+    }
+    return e;
+  };
   auto iteration = [&](auto phase_constant, int it) {
     constexpr int phase = decltype(phase_constant)::value;
     // Slot of the plane `it - r - t*lag + dz` (counted from the shift: the
@@ -483,31 +516,9 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
 #pragma unroll
         for (int i = 0; i < edges_per_thread; ++i) {
           if (!edge[i].valid) continue;
-          T value, centre;
-          if constexpr (star) {
-            StarNeighbourhood<T, r> nb{};
-#pragma unroll
-            for (int dz = 0; dz <= r; ++dz) nb.plane[dz] = level_plane(dz);
-#pragma unroll
-            for (int k = 0; k < r; ++k) nb.below[k] = edge_below[t - 1][k][i];
-            nb.stride_y = S::row;
-            nb.centre = edge[i].ring_offset;
-            value = static_cast<T>(p.op(nb));
-            centre = nb.plane[0][nb.centre];
-#pragma unroll
-            for (int k = 0; k + 1 < r; ++k) {
-              edge_below[t - 1][k][i] = edge_below[t - 1][k + 1][i];
-            }
-            edge_below[t - 1][r - 1][i] = centre;
-          } else {
-            stencil::detail::PlaneRingNeighbourhood<T, r> nb{};
-#pragma unroll
-            for (int dz = -r; dz <= r; ++dz) nb.plane[dz + r] = level_plane(dz);
-            nb.stride_y = S::row;
-            nb.centre = edge[i].ring_offset;
-            value = static_cast<T>(p.op(nb));
-            centre = nb.plane[r][nb.centre];
-          }
+          auto const [value, centre] =
+              evaluate(level_plane, edge[i].ring_offset,
+                       [&](int k) -> T& { return edge_below[t - 1][k][i]; });
           T const kept = z_inside && edge[i].xy_interior ? value : centre;
           written[edge[i].ring_offset] = kept;
           p.exchange.publish(exchange_plane(t) + edge[i].exchange_offset, kept,
@@ -530,35 +541,9 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
         // selected: a conditional evaluation would put each cell's loads in
         // its own branch, and the taps that neighbouring rows share could
         // not be loaded once for both.
-        T value, centre;
-        if constexpr (star) {
-          StarNeighbourhood<T, r> nb{};
-#pragma unroll
-          for (int dz = 0; dz <= r; ++dz) {
-            nb.plane[dz] = cell_plane(t - 1, slot(t, dz));
-          }
-#pragma unroll
-          for (int k = 0; k < r; ++k) nb.below[k] = below[t - 1][k][j];
-          nb.stride_y = S::row;
-          nb.centre = j * S::row;
-          value = static_cast<T>(p.op(nb));
-          centre = nb.plane[0][nb.centre];
-#pragma unroll
-          for (int k = 0; k + 1 < r; ++k) {
-            below[t - 1][k][j] = below[t - 1][k + 1][j];
-          }
-          below[t - 1][r - 1][j] = centre;
-        } else {
-          stencil::detail::PlaneRingNeighbourhood<T, r> nb{};
-#pragma unroll
-          for (int dz = -r; dz <= r; ++dz) {
-            nb.plane[dz + r] = cell_plane(t - 1, slot(t, dz));
-          }
-          nb.stride_y = S::row;
-          nb.centre = j * S::row;
-          value = static_cast<T>(p.op(nb));
-          centre = nb.plane[r][nb.centre];
-        }
+        auto const [value, centre] = evaluate(
+            [&](int dz) -> T const* { return cell_plane(t - 1, slot(t, dz)); },
+            j* S::row, [&](int k) -> T& { return below[t - 1][k][j]; });
         values[t - 1][j] = interior ? value : centre;
       }
     }
