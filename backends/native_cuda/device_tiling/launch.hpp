@@ -105,9 +105,11 @@ struct Kernel {
     allow_dynamic_shared(kernel, bytes);
     return resident_blocks_per_sm(kernel, threads_per_block, bytes);
   }
-  /// The deepest depth whose kernel runs two blocks per SM; 0 if none.
-  static int deepest_with_two_blocks(DeviceLimits const& device, int prefetch) {
-    for (int depth = max_depth(device, prefetch); depth >= 1; --depth) {
+  /// The deepest depth up to `deepest` whose kernel runs two blocks per SM;
+  /// 0 if none.
+  static int deepest_with_two_blocks(int deepest, DeviceLimits const& device,
+                                     int prefetch) {
+    for (int depth = deepest; depth >= 1; --depth) {
       if (fits(depth, prefetch, device) &&
           blocks_per_sm(depth, prefetch) >= 2) {
         return depth;
@@ -135,7 +137,8 @@ struct Kernel {
   static int default_depth(DeviceLimits const& device, int prefetch) {
     int const deepest = max_depth(device, prefetch);
     if constexpr (sizeof(T) == 4) {
-      if (int const two = deepest_with_two_blocks(device, prefetch); two > 0) {
+      if (int const two = deepest_with_two_blocks(deepest, device, prefetch);
+          two > 0) {
         return two;
       }
     } else if constexpr (Op::shape == Shape::box) {
@@ -143,7 +146,8 @@ struct Kernel {
         return 2;
       }
     } else {
-      if (int const two = deepest_with_two_blocks(device, prefetch); two >= 3) {
+      if (int const two = deepest_with_two_blocks(deepest, device, prefetch);
+          two >= 3) {
         return two;
       }
       return std::min(deepest, 6);
