@@ -290,13 +290,14 @@ void check_l2_window(Op const& op, std::array<int, 3> extents, int depth,
   stencil::DeviceTiling const policy{
       .depth = depth, .prefetch = 0, .l2_window = true};
   auto const p = stencil::plan(Kokkos::Cuda{}, c.grid, op, policy);
-  // Every block's tile, in every z segment, is exchanged.
+  // Every block's tile's edge cells, in every z segment, are exchanged.
   std::size_t const exchanged_cells =
-      static_cast<std::size_t>(p.blocks) * dt::tile_x * dt::tile_y;
+      static_cast<std::size_t>(p.blocks) * dt::TileShapeOf<Op>::edge_cells;
   auto const device = stencil::native_cuda::current_device_limits();
   EXPECT_EQ(
       p.l2_window_bytes,
-      std::min({2 * (depth - 1) * exchanged_cells * dt::Exchange<T>::cell_bytes,
+      std::min({dt::exchange_parities<Op, dt::Exchange<T>> * (depth - 1) *
+                    exchanged_cells * dt::Exchange<T>::cell_bytes,
                 device.persisting_l2_max, device.access_policy_window_max}))
       << p;
   std::ostringstream text;
@@ -432,24 +433,31 @@ TEST(DeviceTiling, PlanReportsTheLaunch) {
   EXPECT_LE(p.blocks, resident) << p;
   std::cout << text.str() << '\n';
   // The default depth of a double star: the deepest depth with two blocks
-  // per SM if it is 3 or more (3 on an sm_90 GPU), else the deepest that
-  // fits, at most 6.
-  auto const chosen = stencil::plan(
-      Kokkos::Cuda{}, grid, stencil::suite::J3d7pt{}, stencil::DeviceTiling{});
-  int const deepest = max_depth<double, stencil::suite::J3d7pt>();
-  int two_blocks = 0;
-  for (int depth = deepest; depth >= 1 && two_blocks == 0; --depth) {
-    auto const at =
-        stencil::plan(Kokkos::Cuda{}, grid, stencil::suite::J3d7pt{},
-                      stencil::DeviceTiling{depth});
-    if (at.blocks_per_sm >= 2) two_blocks = depth;
-  }
-  EXPECT_EQ(chosen.depth, two_blocks >= 3 ? two_blocks : std::min(6, deepest))
-      << chosen;
-  if (stencil::native_cuda::current_device_limits().compute_capability == 90) {
-    EXPECT_EQ(chosen.depth, 3) << chosen;
-    EXPECT_EQ(chosen.blocks_per_sm, 2) << chosen;
-  }
+  // per SM if it is 2 or more (on an sm_90 GPU, 3 for j3d7pt and 2 for
+  // j3d13pt), else the deepest that fits, at most 6.
+  stencil::Grid<double, 3, Kokkos::CudaSpace> halo2("h", {2560, 352, 384},
+                                                    {.halo = 2});
+  auto double_star = [&](auto op, int sm_90_depth) {
+    using Op = decltype(op);
+    auto const chosen =
+        stencil::plan(Kokkos::Cuda{}, halo2, op, stencil::DeviceTiling{});
+    int const deepest = max_depth<double, Op>();
+    int two_blocks = 0;
+    for (int depth = deepest; depth >= 1 && two_blocks == 0; --depth) {
+      auto const at = stencil::plan(Kokkos::Cuda{}, halo2, op,
+                                    stencil::DeviceTiling{depth});
+      if (at.blocks_per_sm >= 2) two_blocks = depth;
+    }
+    EXPECT_EQ(chosen.depth, two_blocks >= 2 ? two_blocks : std::min(6, deepest))
+        << chosen;
+    if (stencil::native_cuda::current_device_limits().compute_capability ==
+        90) {
+      EXPECT_EQ(chosen.depth, sm_90_depth) << chosen;
+      EXPECT_EQ(chosen.blocks_per_sm, 2) << chosen;
+    }
+  };
+  double_star(stencil::suite::J3d7pt{}, 3);
+  double_star(stencil::suite::J3d13pt{}, 2);
   // Double boxes: depth 2, on two blocks per SM.
   auto const double_box =
       stencil::plan(Kokkos::Cuda{}, grid, stencil::suite::Poisson19pt{},

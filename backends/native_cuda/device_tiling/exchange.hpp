@@ -11,9 +11,12 @@
 //    until their tags match: it waits only for the neighbours whose cells
 //    it reads, for exactly those cells, and no fence or barrier is needed
 //    (the tag and the value cannot be seen apart).
-// The buffer holds two planes per exchanged level, one per iteration
-// parity: a block cannot publish iteration it + 2 before its neighbours
-// have published it + 1, which they do only after reading iteration it.
+// An exchange plane holds the edge cells of every tile of a region, tile
+// after tile (kernels.hpp). The buffer holds two planes per exchanged level,
+// one per iteration parity: a block cannot publish iteration it + 2 before
+// its neighbours have published it + 1, which they do only after reading
+// iteration it. Where the rims are read an iteration late (kernels.hpp,
+// rim_delay), it holds four.
 #pragma once
 
 #include <native_cuda/common/cuda_check.hpp>

@@ -78,6 +78,9 @@ struct TileShape {
   static constexpr int row = tile_x + 2 * Radius;  // shared row length
   static constexpr int plane = row * (tile_y + 2 * Radius);
   static constexpr int rim_cells = plane - tile_x * tile_y;
+  /// A tile's cells within r of its sides: what its neighbours read.
+  static constexpr int edge_cells =
+      tile_x * tile_y - (tile_x - 2 * Radius) * (tile_y - 2 * Radius);
 
   /// Ring slot of plane z. Levels not yet started (or finished) read
   /// planes far below 0; their results are discarded, but their addresses
@@ -108,6 +111,26 @@ static_assert(frame_cell(67, 34, 34, 1).y == 33 &&
               frame_cell(67, 34, 34, 1).x == 33 &&
               frame_cell(69, 34, 34, 1).y == 1 &&
               frame_cell(69, 34, 34, 1).x == 33);
+
+/// The k of frame_cell for the cell (y, x) of the frame.
+__host__ __device__ constexpr int frame_index(int y, int x, int width,
+                                              int height, int r) {
+  int const band = r * width;
+  if (y < r) return y * width + x;
+  if (y >= height - r) return band + (y - height + r) * width + x;
+  return 2 * band + (y - r) * 2 * r + (x < r ? x : x - width + 2 * r);
+}
+/// Whether frame_index inverts frame_cell on every frame cell.
+constexpr bool frame_index_inverts(int width, int height, int r) {
+  int const cells = width * height - (width - 2 * r) * (height - 2 * r);
+  for (int k = 0; k < cells; ++k) {
+    auto const [y, x] = frame_cell(k, width, height, r);
+    if (frame_index(y, x, width, height, r) != k) return false;
+  }
+  return true;
+}
+static_assert(frame_index_inverts(32, 32, 1) &&
+              frame_index_inverts(32, 32, 2) && frame_index_inverts(34, 34, 1));
 
 /// The tile shape of stencil `Op`.
 template <class Op>
@@ -182,7 +205,8 @@ template <class T, class Op, class Exchange>
 struct Params3D {
   T const* in;
   T* out;
-  /// Over (depth - 1) levels x 2 iteration parities x the region's cells.
+  /// Over (depth - 1) levels x exchange_parities x the edge cells of the
+  /// region's tiles, tile after tile (`exchange_cells` in the kernel).
   Exchange exchange;
   /// Iteration it publishes with tag tag_base + it + 1 (TaggedExchange).
   unsigned tag_base;
@@ -216,6 +240,31 @@ inline constexpr bool two_blocks_fit =
      (Op::shape == Shape::star && Op::radius == 1 && Depth <= 5)) &&
     2 * (shared_bytes<T, Op>(Depth) + 1024) <= 233472;
 
+/// Iterations between a level's publishing the edges of a plane and its
+/// neighbours' reading them as their rims. A star reads the rims of a
+/// level's plane only once it is the centre plane, r + 1 iterations after
+/// it was computed, so a radius-1 star's blocks read the rims published an
+/// iteration earlier: the loads are issued as the iteration starts and
+/// checked at its end, their words were sent long before, and a block
+/// waits for a neighbour only when it is a whole iteration behind. A box
+/// reads the rims as the plane above in the very next iteration; a
+/// radius-2 star's rims, two per thread, spill when delayed (sm_90,
+/// j3d13pt double at depth 2 on two blocks: 112 bytes, at depth 4: 136;
+/// float at depth 3 on two blocks: 124). The barrier exchange orders the
+/// exchange by its barrier and reads the rims at once.
+template <class Op, class Exchange>
+inline constexpr int rim_delay = Op::shape == Shape::star&& Op::radius == 1 &&
+                                         Exchange::kind == ExchangeKind::tagged
+                                     ? 1
+                                     : 0;
+
+/// Exchange planes per level, indexed by the publishing iteration: a block
+/// may publish iteration it + m once its neighbours have published
+/// it + m - 1 - delay, which they do after reading iteration it (in their
+/// iteration it + delay) only if m >= 2 delay + 2.
+template <class Op, class Exchange>
+inline constexpr int exchange_parities = 2 * rim_delay<Op, Exchange> + 2;
+
 /// `Staged`: the input comes through the staging ring (prefetch > 0); a
 /// kernel of its own, so that the plain-load kernel stays as it was.
 /// `MinBlocks`: blocks per SM the registers are limited for.
@@ -229,6 +278,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   constexpr bool star = Op::shape == Shape::star;
   using S = TileShapeOf<Op>;
   constexpr int L = S::lag;
+  constexpr int delay = rim_delay<Op, Exchange>;
+  constexpr int parities = exchange_parities<Op, Exchange>;
   extern __shared__ __align__(16) unsigned char shared_raw[];
   T* const rings = reinterpret_cast<T*>(shared_raw);
 
@@ -243,8 +294,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     tile %= tiles;
     z_begin = segment * p.z_segment;
     z_end = min(p.nz, z_begin + p.z_segment);
-    exchange_base =
-        static_cast<long>(segment) * (Depth - 1) * 2 * tiles * tile_x * tile_y;
+    exchange_base = static_cast<long>(segment) * (Depth - 1) * parities *
+                    tiles * S::edge_cells;
   } else {
     IsolatedTiles const& iso = p.isolated;
     int const index = tile % iso.tiles, segment = tile / iso.tiles;
@@ -276,7 +327,13 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   int const y_origin = g.y0 + tile_row * tile_y;
   int const region_nx = g.tiles_x * tile_x;
   int const region_ny = g.tiles_y * tile_y;
-  long const region_cells = static_cast<long>(region_nx) * region_ny;
+  // An exchange plane holds only what is exchanged: the edge cells of
+  // every tile of the region, each tile's in frame_cell order. A plane the
+  // size of the region put every 32x32 tile on 64 (float) to 128 (double)
+  // L2 lines for its 124-248 exchanged cells, so that the exchange held as
+  // many lines as the region has cells, two to four planes per level.
+  long const exchange_cells =
+      static_cast<long>(g.tiles_x) * g.tiles_y * S::edge_cells;
 
   int const lx = static_cast<int>(threadIdx.x) % tile_x;
   int const ly0 = static_cast<int>(threadIdx.x) / tile_x * rows;
@@ -309,7 +366,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   struct RimCell {
     bool valid, from_exchange, input_inside;
     int shared_offset;
-    long exchange_offset, input_offset;
+    int exchange_offset;  // within an exchange plane
+    long input_offset;
   };
   constexpr int rim_per_thread = (S::rim_cells + Threads - 1) / Threads;
   RimCell rim[rim_per_thread];
@@ -325,9 +383,14 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     bool const in_region =
         y >= g.y0 && y < g.y0 + region_ny && x >= g.x0 && x < g.x0 + region_nx;
     c.from_exchange = c.valid && in_grid && in_region;
-    c.exchange_offset =
-        c.from_exchange ? static_cast<long>(y - g.y0) * region_nx + (x - g.x0)
-                        : 0;
+    if (c.from_exchange) {
+      int const ry = y - g.y0, rx = x - g.x0;  // within the region
+      c.exchange_offset =
+          (ry / tile_y * g.tiles_x + rx / tile_x) * S::edge_cells +
+          frame_index(ry % tile_y, rx % tile_x, tile_x, tile_y, r);
+    } else {
+      c.exchange_offset = 0;
+    }
     // Cells inside the grid but not the region reach only the overlap:
     // not worth a load.
     c.input_inside = c.valid && !in_grid && y >= -p.halo && y < p.ny + p.halo &&
@@ -345,14 +408,13 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   // was on global loads, the rim reads among them, and the barrier after
   // them the third (ncu, H100, j3d7pt double, depth 3, two blocks per SM).
   constexpr bool edges_first = Exchange::shares_rims && Depth > 1;
-  constexpr int edge_cells =
-      tile_x * tile_y - (tile_x - 2 * r) * (tile_y - 2 * r);
+  constexpr int edge_cells = S::edge_cells;
   constexpr int edges_per_thread =
       edges_first ? (edge_cells + Threads - 1) / Threads : 1;
   struct EdgeCell {
     bool valid, xy_interior;
     int ring_offset;  // from the start of a ring plane
-    long exchange_offset;
+    int exchange_offset;
   };
   EdgeCell edge[edges_per_thread];
 #pragma unroll
@@ -364,8 +426,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     e.valid = edges_first && k < edge_cells;
     e.xy_interior = y >= 0 && y < p.ny && x >= 0 && x < p.nx;
     e.ring_offset = e.valid ? (ey + r) * S::row + ex + r : 0;
-    e.exchange_offset =
-        e.valid ? static_cast<long>(y - g.y0) * region_nx + (x - g.x0) : 0;
+    e.exchange_offset = e.valid ? tile * edge_cells + k : 0;
   }
 
   for (long k = threadIdx.x; k < static_cast<long>(Depth) * S::ring * S::plane;
@@ -490,18 +551,67 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     constexpr auto slot = [](int t, int dz) {
       return S::slot(phase - r - t * L + dz);
     };
-    int const parity = it & 1;
     // Depth 1 exchanges nothing, and has no use for it.
     [[maybe_unused]] unsigned const tag =
         p.tag_base + static_cast<unsigned>(it) + 1u;
     // Planes in [-r, nz + r) are exchanged (published and read); the others
     // reach only discarded cells.
     auto exchanged = [&](int z) { return z >= -r && z < p.nz + r; };
-    // First cell of the exchange plane of level t this iteration.
-    auto exchange_plane = [&](int t) {
+    // First cell of the exchange plane of level t published in iteration
+    // `when`.
+    auto exchange_plane = [&](int t, int when) {
       return exchange_base +
-             (static_cast<long>(t - 1) * 2 + parity) * region_cells;
+             (static_cast<long>(t - 1) * parities + (when & (parities - 1))) *
+                 exchange_cells;
     };
+    // The rims this iteration reads: of the planes levels 1..Depth-1
+    // computed in iteration `from`, from the blocks that computed them, or
+    // fixed boundary values. Every level's loads are issued before any is
+    // waited for or stored, so their L2 latencies overlap instead of adding
+    // up.
+    [[maybe_unused]] int const from = it - delay;
+    [[maybe_unused]] unsigned const rim_tag =
+        p.tag_base + static_cast<unsigned>(from) + 1u;
+    [[maybe_unused]] auto rim_z = [&](int t) {
+      return from + shift - r - t * L;
+    };
+    // Nothing was published before the first iteration, whatever its plane
+    // (a z segment's first planes are only ever read by discarded cells).
+    [[maybe_unused]] auto rim_published = [&](int t) {
+      return from >= 0 && exchanged(rim_z(t));
+    };
+    [[maybe_unused]]
+    typename Exchange::Raw raw[Depth > 1 ? Depth - 1 : 1][rim_per_thread] = {};
+    [[maybe_unused]] T fixed[Depth > 1 ? Depth - 1 : 1][rim_per_thread];
+    // Delayed rims: the exchanged words are loaded as the iteration starts,
+    // the fixed boundary values (boundary tiles only) at its end: held from
+    // its start as well, they spill (sm_90, float j3d7pt at depth 5 on two
+    // blocks), and merged into the exchanged words each one waited for its
+    // load before the next level's were issued (H100: j3d13pt double at
+    // depth 4, 120 GCells/s against 179).
+    [[maybe_unused]] auto load_rims = [&](bool exchanged_words,
+                                          bool fixed_values) {
+#pragma unroll
+      for (int t = 1; t < Depth; ++t) {
+        int const z = rim_z(t);
+        bool const published = rim_published(t);
+        bool const z_padded = z >= -p.halo && z < p.nz + p.halo;
+#pragma unroll
+        for (int i = 0; i < rim_per_thread; ++i) {
+          if (exchanged_words && published && rim[i].from_exchange) {
+            raw[t - 1][i] = p.exchange.fetch(exchange_plane(t, from) +
+                                             rim[i].exchange_offset);
+          }
+          if (fixed_values) {
+            fixed[t - 1][i] = rim[i].input_inside && z_padded
+                                  ? p.in[rim[i].input_offset +
+                                         static_cast<long>(z) * p.stride_z]
+                                  : T(0);
+          }
+        }
+      }
+    };
+    if constexpr (Depth > 1 && delay > 0) load_rims(true, false);
     // The edge cells of levels 1..Depth-1, published at once.
     if constexpr (edges_first) {
 #pragma unroll
@@ -521,8 +631,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
                        [&](int k) -> T& { return edge_below[t - 1][k][i]; });
           T const kept = z_inside && edge[i].xy_interior ? value : centre;
           written[edge[i].ring_offset] = kept;
-          p.exchange.publish(exchange_plane(t) + edge[i].exchange_offset, kept,
-                             tag);
+          p.exchange.publish(exchange_plane(t, it) + edge[i].exchange_offset,
+                             kept, tag);
         }
       }
     }
@@ -592,59 +702,37 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     } else {
       __syncthreads();  // one level: nothing to exchange
     }
-    // The rims of the planes levels 1..Depth-1 computed in this iteration:
-    // from the blocks that computed them, or fixed boundary values. Every
-    // level's loads are issued before any is waited for or stored, so their
-    // L2 latencies overlap instead of adding up.
     // Issued halfway through the levels instead, so that their round trip
-    // overlapped the rest, these loads held registers across it: float
-    // poisson at depth 4 lost its second block per SM (240 GCells/s against
-    // 345), and 16 of the other 19 rows measured ran 1-15% slower, three
-    // 1-4% faster (H100, perf_tests/results/nvidia-h100-edges-first.md).
+    // overlapped the rest, the loads of rims published in this iteration
+    // held registers across it: float poisson at depth 4 lost its second
+    // block per SM (240 GCells/s against 345), and 16 of the other 19 rows
+    // measured ran 1-15% slower, three 1-4% faster (H100,
+    // perf_tests/results/nvidia-h100-edges-first.md).
     if constexpr (Depth > 1) {
-      typename Exchange::Raw raw[Depth - 1][rim_per_thread] = {};
-      T fixed[Depth - 1][rim_per_thread];
-#pragma unroll
-      for (int t = 1; t < Depth; ++t) {
-        int const z = it + shift - r - t * L;
-        bool const published = exchanged(z);
-        bool const z_padded = z >= -p.halo && z < p.nz + p.halo;
-#pragma unroll
-        for (int i = 0; i < rim_per_thread; ++i) {
-          if (published && rim[i].from_exchange) {
-            raw[t - 1][i] =
-                p.exchange.fetch(exchange_plane(t) + rim[i].exchange_offset);
-          }
-          fixed[t - 1][i] = rim[i].input_inside && z_padded
-                                ? p.in[rim[i].input_offset +
-                                       static_cast<long>(z) * p.stride_z]
-                                : T(0);
-        }
-      }
-      // Until every level's words carry this iteration's tag: the loads of
-      // all levels that are not yet there are reissued together, so a late
-      // neighbour costs one more round trip, not one per level.
+      load_rims(delay == 0, true);
+      // Until every level's words carry the tag: the loads of all levels
+      // that are not yet there are reissued together, so a late neighbour
+      // costs one more round trip, not one per level.
       for (bool all_ready = false; !all_ready;) {
         all_ready = true;
 #pragma unroll
         for (int t = 1; t < Depth; ++t) {
-          bool const published = exchanged(it + shift - r - t * L);
+          bool const published = rim_published(t);
 #pragma unroll
           for (int i = 0; i < rim_per_thread; ++i) {
             if (published && rim[i].from_exchange &&
-                !Exchange::ready(raw[t - 1][i], tag)) {
+                !Exchange::ready(raw[t - 1][i], rim_tag)) {
               all_ready = false;
-              raw[t - 1][i] =
-                  p.exchange.fetch(exchange_plane(t) + rim[i].exchange_offset);
+              raw[t - 1][i] = p.exchange.fetch(exchange_plane(t, from) +
+                                               rim[i].exchange_offset);
             }
           }
         }
       }
 #pragma unroll
       for (int t = 1; t < Depth; ++t) {
-        int const z = it + shift - r - t * L;
-        if (!exchanged(z)) continue;
-        T* const plane = rings + (t * S::ring + slot(t, 0)) * S::plane;
+        if (!rim_published(t)) continue;
+        T* const plane = rings + (t * S::ring + slot(t, -delay)) * S::plane;
 #pragma unroll
         for (int i = 0; i < rim_per_thread; ++i) {
           T const value = rim[i].from_exchange ? Exchange::value(raw[t - 1][i])

@@ -129,11 +129,12 @@ struct Kernel {
   ///    radius 2 at 3 (j3d13pt 338 against 275 at 5);
   ///  - double boxes: depth 2, on two blocks (poisson 170 against 161 at 5,
   ///    155 at 3, whose two-block kernel is held to 128 registers);
-  ///  - double stars: the deepest depth with two blocks per SM if it is 3
+  ///  - double stars: the deepest depth with two blocks per SM if it is 2
   ///    or more (j3d7pt: 3, 248 against 237 at 6 and 229 at 5 on one
-  ///    block), else the deepest that fits, at most 6 (j3d7pt at 7 and 8
-  ///    takes 254 registers: 223 and 189; j3d13pt: 4, 168 against 151 at
-  ///    3).
+  ///    block; j3d13pt: 2, 195 against 179 at 4 and 162 at 3 on one block,
+  ///    perf_tests/results/nvidia-h100-compact-exchange.md, since its
+  ///    two-block kernel stopped spilling), else the deepest that fits, at
+  ///    most 6 (j3d7pt at 7 and 8 takes 254 registers: 223 and 189).
   static int default_depth(DeviceLimits const& device, int prefetch) {
     int const deepest = max_depth(device, prefetch);
     if constexpr (sizeof(T) == 4) {
@@ -147,7 +148,7 @@ struct Kernel {
       }
     } else {
       if (int const two = deepest_with_two_blocks(deepest, device, prefetch);
-          two >= 3) {
+          two >= 2) {
         return two;
       }
       return std::min(deepest, 6);
@@ -313,12 +314,12 @@ inline LaunchShape launch_shape(int nz, int ny, int nx, int resident, int depth,
 }
 
 /// Bytes of exchange buffer the launches of depth `depth` in `shape` use:
-/// levels 1..depth-1, two iteration parities, every cell of a region, for
-/// each z segment.
-template <class X>
+/// levels 1..depth-1, `exchange_parities` planes each, the edge cells of
+/// every tile of a region, for each z segment.
+template <class Op, class X>
 std::size_t exchange_bytes(int depth, LaunchShape const& shape) {
-  return static_cast<std::size_t>(2) * (depth - 1) * shape.blocks() * tile_x *
-         tile_y * X::cell_bytes;
+  return static_cast<std::size_t>(exchange_parities<Op, X>) * (depth - 1) *
+         shape.blocks() * TileShapeOf<Op>::edge_cells * X::cell_bytes;
 }
 
 /// The L2 window over `bytes` of exchange buffer: as much of it as the
@@ -406,9 +407,9 @@ void plan(Plan& p, int requested_depth, int requested_prefetch,
   p.z_segments = shape.segments;
   p.exchange = std::string(name(Exchange<T>::kind));
   p.l2_window_bytes =
-      l2_window
-          ? l2_window_bytes(exchange_bytes<Exchange<T>>(depth, shape), device)
-          : 0;
+      l2_window ? l2_window_bytes(exchange_bytes<Op, Exchange<T>>(depth, shape),
+                                  device)
+                : 0;
   p.device = device.name;
 }
 
@@ -480,8 +481,8 @@ void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
   // The larger need of the two launch shapes.
   std::size_t const bytes =
       std::max({static_cast<std::size_t>(X::cell_bytes),
-                exchange_bytes<X>(p.depth, full),
-                exchange_bytes<X>(std::max(1, remainder), last)});
+                exchange_bytes<Op, X>(p.depth, full),
+                exchange_bytes<Op, X>(std::max(1, remainder), last)});
   std::size_t const launches =
       static_cast<std::size_t>(steps / p.depth) * full.regions.size() +
       (remainder == 0 ? 0 : last.regions.size());
