@@ -248,9 +248,10 @@ inline constexpr bool two_blocks_fit =
 /// checked at its end, their words were sent long before, and a block
 /// waits for a neighbour only when it is a whole iteration behind. A box
 /// reads the rims as the plane above in the very next iteration; a
-/// radius-2 star's rims, two per thread, spill when delayed (sm_90,
-/// j3d13pt double at depth 2 on two blocks: 112 bytes, at depth 4: 136;
-/// float at depth 3 on two blocks: 124). The barrier exchange orders the
+/// radius-2 star's rims, two per thread, spill when delayed (ptxas -v,
+/// sm_90, bytes of spill loads: j3d13pt double at depth 2 on two blocks
+/// 112, at depth 4 136; float at depth 3 on two blocks 124). The barrier
+/// exchange orders the
 /// exchange by its barrier and reads the rims at once.
 template <class Op, class Exchange>
 inline constexpr int rim_delay = Op::shape == Shape::star&& Op::radius == 1 &&
@@ -588,7 +589,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     // its start as well, they spill (sm_90, float j3d7pt at depth 5 on two
     // blocks), and merged into the exchanged words each one waited for its
     // load before the next level's were issued (H100: j3d13pt double at
-    // depth 4, 120 GCells/s against 179).
+    // depth 4, 120 GCells/s against 168 for the kernel before either change
+    // in the same run).
     [[maybe_unused]] auto load_rims = [&](bool exchanged_words,
                                           bool fixed_values) {
 #pragma unroll
