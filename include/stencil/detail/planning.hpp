@@ -51,53 +51,40 @@ inline constexpr PolicyKinds auto_native_kinds =
                     kind_bit(PolicyKind::device_tiling) | auto_depths_only;
 
 /// Auto's untimed native choice for a rank-3 grid, from the stencil's traits.
-enum class Auto3D { naive, sm_tiling, streaming_sweep, device_tiling };
+enum class Auto3D { naive, device_tiling };
 
 /// Measured on an H100 at 2560x288x384 (the suite's sustained domain) and
-/// 2560x352x384, every native policy and depth against Naive, since device
-/// tiling computes its tile's edges first
-/// (perf_tests/results/nvidia-h100-edges-first.md), and in part on an H200:
-/// - float, radius-1 stars (j3d7pt): device tiling at its plan's default
-///   depth (4, two blocks per SM): 375 and 457 GCells/s on the H100 against
-///   the sweep's 312 and 313 and Naive's 289 and 287; on an H200 382
-///   against Naive's 374 (sustained, one repetition,
-///   nvidia-h200-edges-first-auto.json; the sweep ran 369 in an earlier
-///   session's launcher of its kernel);
-/// - float, other stencils: Naive. Device tiling is SM-bound, Naive
-///   DRAM-bound, so which wins follows the GPU's bandwidth: on the H100
-///   device tiling ran level with Naive on the sustained domain for the
-///   radius-1 boxes (j3d27pt 205 against 208, poisson 279 against 278,
-///   j3d17pt 245 against 226) and up to 32% ahead on the larger one
-///   (j3d27pt 9% behind), but on the H200, with 42% more bandwidth, poisson
-///   ran 281 against Naive's 329. j3d13pt: Naive, level with the sweep;
-///   device tiling 10% behind on the first domain and 10% ahead on the
-///   second (H100).
-/// Before that, on an H200 and an H100 at 2560x288x384
-/// (perf_tests/results/nvidia-h200-depths-3d.md, nvidia-h200-auto-3d-rule.md,
-/// nvidia-h100-auto-3d-rule.md), and again on the H100 above:
-/// - double, radius 1 (j3d7pt, j3d17pt, j3d27pt, poisson): SM tiling at the
-///   plan's default depth (3 for stars, 2 for boxes) is the fastest row or
-///   within 1% of it: 0-15% over Naive on the H200 and 7-30% on the H100,
-///   whose lower DRAM bandwidth makes Naive's pass per step dearer. Device
-///   tiling runs 5-7% ahead of it on the H100's boxes of the larger domain
-///   and 7-16% behind on the sustained one, whose 9x12 tiles leave SMs
-///   idle;
-/// - double, radius-2 stars (j3d13pt): the single-step sweep, 3-17% over
-///   Naive, whose 5 planes of z reuse spill from L1 to L2; the sweep holds
-///   them in shared memory.
+/// 2560x352x384, every native policy at its plan's default depth against
+/// Naive, since device tiling exchanges only its tiles' edge cells
+/// (perf_tests/results/nvidia-h100-auto-3d-device-tiling.md):
+/// - double, radius-1 stars and boxes and radius-2 stars: device tiling is
+///   the fastest row on both domains, or level with the fastest (poisson on
+///   the sustained domain, 146.4 GCells/s against SM tiling's 146.6).
+///   j3d7pt 236 and 273 against SM tiling's 225 and 231; j3d13pt 160 and
+///   185 against the single-step sweep's 149 and 150; the boxes up to 16%
+///   over SM tiling and 7-37% over Naive. Device tiling and SM tiling are
+///   bound by the SM, not by DRAM, so an H200's extra bandwidth, which put
+///   Naive within 0-15% of SM tiling there (nvidia-h200-auto-3d-rule.md),
+///   should not reorder them (not measured there with these kernels);
+/// - float, radius-1 stars (j3d7pt): device tiling, 417 and 503 against
+///   the sweep's 311 and 304 and Naive's 289 and 287;
+/// - float, other stencils: Naive. Device tiling leads by 19-34% on the
+///   larger domain but runs level with Naive on the sustained one
+///   (j3d13pt 278 against 279, j3d27pt 254 against 258, poisson 292
+///   against 277, j3d17pt 310 against 279), and an H200's 40% more
+///   bandwidth puts Naive ahead (poisson 329 against 281 there,
+///   nvidia-h100-edges-first.md).
 /// Other radii and shapes are unmeasured and stay on Naive; Auto{.tune =
-/// true} times device tiling too.
+/// true} times every native policy.
 template <class T, class Op>
 constexpr Auto3D auto_3d_rule() {
-  if constexpr (sizeof(T) != 8) {
+  constexpr bool measured =
+      Op::radius == 1 || (Op::shape == Shape::star && Op::radius == 2);
+  if constexpr (sizeof(T) == 8) {
+    return measured ? Auto3D::device_tiling : Auto3D::naive;
+  } else {
     return Op::shape == Shape::star && Op::radius == 1 ? Auto3D::device_tiling
                                                        : Auto3D::naive;
-  } else if constexpr (Op::radius == 1) {
-    return Auto3D::sm_tiling;
-  } else if constexpr (Op::shape == Shape::star && Op::radius == 2) {
-    return Auto3D::streaming_sweep;
-  } else {
-    return Auto3D::naive;
   }
 }
 
@@ -208,8 +195,7 @@ void choose_automatically(Plan& p) {
         "than the caches it replaces)";
     p = std::move(naive);
   } else {
-    // Temporal blocking at its plan's default depth, with the kernels Auto
-    // compiles (rank 3: SM tiling at depths 1 to auto_sm_tiling_depths).
+    // Temporal blocking at its plan's default depth.
     [[maybe_unused]] auto const plan_temporal = [](Plan& q) {
       Native<ExecSpace>::template plan_temporal_blocking<
           T, Op, auto_native_kinds<Op::rank>>(q, TemporalBlocking{});
@@ -232,17 +218,7 @@ void choose_automatically(Plan& p) {
           std::to_string(auto_sm_tiling_depths) +
           " and device tiling at depths 1-" +
           std::to_string(auto_device_tiling_depths);
-      if constexpr (rule == Auto3D::sm_tiling) {
-        choose_native(
-            plan_temporal, "SM tiling (TemporalBlocking)",
-            "SM tiling keeps a 32x32 tile on chip for `depth` steps, "
-            "recomputing its overlap; for the double radius-1 suite stencils "
-            "it ran 0-15% faster than Naive on an H200 and 7-30% on an H100 "
-            "(j3d7pt at depth 3, j3d17pt, j3d27pt and poisson at depth 2: the "
-            "plan's defaults)" +
-                tuned + "; ",
-            false);
-      } else if constexpr (rule == Auto3D::device_tiling) {
+      if constexpr (rule == Auto3D::device_tiling) {
         choose_native(
             [](Plan& q) {
               Native<ExecSpace>::template plan_device_tiling<
@@ -250,24 +226,12 @@ void choose_automatically(Plan& p) {
             },
             "device tiling (DeviceTiling)",
             "device tiling streams every 32x32 tile of the xy plane along z "
-            "together, `depth` steps deep, exchanging the tiles' edges "
-            "(computed first) through L2; for the float j3d7pt at its "
-            "default depth (two blocks per SM) it ran 30-60% faster than "
-            "Naive and 20-46% faster than the single-step sweep on an H100, "
-            "2% faster than Naive on an H200" +
-                tuned + "; ",
-            false);
-      } else if constexpr (rule == Auto3D::streaming_sweep) {
-        choose_native(
-            [](Plan& q) {
-              Native<ExecSpace>::template plan_streaming_sweep<T, Op>(
-                  q, StreamingSweep{});
-            },
-            "the native single-step sweep",
-            "the native single-step sweep holds the planes of z reuse in "
-            "shared memory, which Naive reloads through L2 at radius 2: on "
-            "an H200 it ran 15-17% faster than Naive for j3d13pt in double, "
-            "on an H100 3%" +
+            "together, `depth` steps deep, exchanging the tiles' edge cells "
+            "through L2; at its default depth it ran fastest of the native "
+            "policies, or level with the fastest, on an H100 for the double "
+            "suite (j3d7pt 5-18% over SM "
+            "tiling, j3d13pt 7-23% over the single-step sweep, the boxes "
+            "7-37% over Naive) and for float j3d7pt (34-66% over the sweep)" +
                 tuned + "; ",
             false);
       } else {
@@ -275,10 +239,10 @@ void choose_automatically(Plan& p) {
             std::string("one kernel per step: ") +
             (sizeof(T) != 8
                  ? "for float grids other than radius-1 stars Naive ran "
-                   "level with device tiling on an H100's suite domain and "
-                   "ahead of it on an H200 (poisson 329 against 281 "
-                   "GCells/s), whose DRAM bandwidth favours Naive "
-                   "(perf_tests/results/nvidia-h100-edges-first.md)"
+                   "level with device tiling on an H100's suite domain "
+                   "(perf_tests/results/nvidia-h100-auto-3d-device-tiling.md) "
+                   "and ahead of it on an H200 (poisson 329 against 281 "
+                   "GCells/s), whose DRAM bandwidth favours Naive"
                  : "no native plan was measured for this shape and radius "
                    "in double "
                    "(perf_tests/results/nvidia-h200-auto-3d-rule.md)") +
