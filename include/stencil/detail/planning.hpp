@@ -62,10 +62,12 @@ enum class Auto3D { naive, device_tiling };
 ///   the sustained domain, 146.4 GCells/s against SM tiling's 146.6).
 ///   j3d7pt 236 and 273 against SM tiling's 225 and 231; j3d13pt 160 and
 ///   185 against the single-step sweep's 149 and 150; the boxes up to 16%
-///   over SM tiling and 7-37% over Naive. Device tiling and SM tiling are
-///   bound by the SM, not by DRAM, so an H200's extra bandwidth, which put
-///   Naive within 0-15% of SM tiling there (nvidia-h200-auto-3d-rule.md),
-///   should not reorder them (not measured there with these kernels);
+///   over SM tiling and 7-37% over Naive. On an H200
+///   (nvidia-h200-auto-3d-device-tiling.md) device tiling leads every
+///   double row of the larger domain too (1-20%), but on the sustained
+///   one, whose 108 tiles leave a sixth of the resident blocks idle, SM
+///   tiling is 1-4% ahead on the boxes and the sweep, DRAM-bound, 22% ahead
+///   on j3d13pt: the rule follows the H100, whose figures the issue sets;
 /// - float, radius-1 stars (j3d7pt): device tiling, 417 and 503 against
 ///   the sweep's 311 and 304 and Naive's 289 and 287;
 /// - float, other stencils: Naive. Device tiling leads by 19-34% on the
