@@ -15,8 +15,7 @@
 // after tile (kernels.hpp). The buffer holds two planes per exchanged level,
 // one per iteration parity: a block cannot publish iteration it + 2 before
 // its neighbours have published it + 1, which they do only after reading
-// iteration it. Where the rims are read an iteration late (kernels.hpp,
-// rim_delay), it holds four.
+// iteration it (kernels.hpp, exchange_parities).
 #pragma once
 
 #include <native_cuda/common/cuda_check.hpp>

@@ -232,8 +232,9 @@ struct Params3D {
 /// measured, not assumed (launch.hpp's default depth). Deeper than 3 the
 /// levels need more than 128 registers, except a radius-1 star's up to
 /// depth 5 in float (sm_90: float j3d7pt at depth 5 on two blocks 497
-/// GCells/s against 475 at 4 on an H100; double j3d7pt spills 32 bytes at
-/// depth 4, float j3d13pt at 4 and 5).
+/// GCells/s against 475 at 4 on an H100; double j3d7pt at depth 4 takes
+/// 126 registers since its rims are read at once, float j3d13pt spills at
+/// 4 and 5).
 template <class T, class Op, int Depth>
 inline constexpr bool two_blocks_fit =
     (Depth <= 3 ||
@@ -241,23 +242,18 @@ inline constexpr bool two_blocks_fit =
     2 * (shared_bytes<T, Op>(Depth) + 1024) <= 233472;
 
 /// Iterations between a level's publishing the edges of a plane and its
-/// neighbours' reading them as their rims. A star reads the rims of a
-/// level's plane only once it is the centre plane, r + 1 iterations after
-/// it was computed, so a radius-1 star's blocks read the rims published an
-/// iteration earlier: the loads are issued as the iteration starts and
-/// checked at its end, their words were sent long before, and a block
-/// waits for a neighbour only when it is a whole iteration behind. A box
-/// reads the rims as the plane above in the very next iteration; a
-/// radius-2 star's rims, two per thread, spill when delayed (ptxas -v,
-/// sm_90, bytes of spill loads: j3d13pt double at depth 2 on two blocks
-/// 112, at depth 4 136; float at depth 3 on two blocks 124). The barrier
-/// exchange orders the
-/// exchange by its barrier and reads the rims at once.
+/// neighbours' reading them as their rims: none, for every stencil. A
+/// radius-1 star could read them an iteration late (it needs a plane's rims
+/// only r + 1 iterations after computing it, when the plane becomes the
+/// centre), its loads issued as the iteration starts and checked at its
+/// end. With the compact exchange planes that ran 4-5% slower than reading
+/// them at once (H200, j3d7pt, double and float, both domains:
+/// perf_tests/results/nvidia-h200-star-rims-at-once.md), and 3-8% slower
+/// for the radius-1 boxes, whose levels must then lag a plane more (H100,
+/// nvidia-h100-box-late-rims.md). The kernel keeps the delay as a
+/// parameter, at 0, as those measurements used it.
 template <class Op, class Exchange>
-inline constexpr int rim_delay = Op::shape == Shape::star&& Op::radius == 1 &&
-                                         Exchange::kind == ExchangeKind::tagged
-                                     ? 1
-                                     : 0;
+inline constexpr int rim_delay = 0;
 
 /// Exchange planes per level, indexed by the publishing iteration: a block
 /// may publish iteration it + m once its neighbours have published

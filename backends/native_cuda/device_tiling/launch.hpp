@@ -130,8 +130,10 @@ struct Kernel {
   ///  - double boxes: depth 2, on two blocks (poisson 170 against 161 at 5,
   ///    155 at 3, whose two-block kernel is held to 128 registers);
   ///  - double stars: the deepest depth with two blocks per SM if it is 2
-  ///    or more (j3d7pt: 3, 248 against 237 at 6 and 229 at 5 on one
-  ///    block; j3d13pt: 2, 195 against 179 at 4 and 162 at 3 on one block,
+  ///    or more (j3d7pt: 4, 307 on an H200, level with 308 at 3 and ahead
+  ///    of 261 at 5 and 276 at 6 on one block and 246 at 2,
+  ///    perf_tests/results/nvidia-h200-star-rims-at-once.md; j3d13pt: 2,
+  ///    195 against 179 at 4 and 162 at 3 on one block,
   ///    perf_tests/results/nvidia-h100-compact-exchange.md, since its
   ///    two-block kernel stopped spilling), else the deepest that fits, at
   ///    most 6 (j3d7pt at 7 and 8 takes 254 registers: 223 and 189).
