@@ -60,23 +60,56 @@ struct Case {
   }
 };
 
+// Whether `depth` at `prefetch` fits this device (shared memory, and a
+// kernel without register spills).
+template <class T, class Op, class Policy = stencil::DeviceTiling>
+bool fits(int depth, int prefetch) {
+  auto const device = stencil::native_cuda::current_device_limits();
+  if constexpr (std::is_same_v<Policy, stencil::DeviceTiling>) {
+    return dt::Kernel<T, Op>::fits(depth, prefetch, device);
+  } else {
+    return dt::IsolatedKernel<T, Op>::fits(depth, prefetch, device);
+  }
+}
+
 template <class T, class Policy = stencil::DeviceTiling, class Op>
 stencil::Plan check(Op const& op, std::array<int, 3> extents, int depth,
                     std::initializer_list<int> step_counts, int prefetch = 0) {
   constexpr auto kind = std::is_same_v<Policy, stencil::DeviceTiling>
                             ? stencil::PolicyKind::device_tiling
                             : stencil::PolicyKind::temporal_blocking;
+  auto where = [&](int steps) {
+    std::ostringstream text;
+    text << Op::name << ' ' << (sizeof(T) == 4 ? "float" : "double")
+         << (kind == stencil::PolicyKind::device_tiling ? " device tiling"
+                                                        : " SM tiling")
+         << " depth=" << depth << " prefetch=" << prefetch << " steps=" << steps
+         << " extents=";
+    for (int e : extents) text << e << ' ';
+    return text.str();
+  };
+  if (!fits<T, Op, Policy>(depth, prefetch)) {
+    // The depths that fit need not be 1 to the deepest: register allocation
+    // can spill at some depths and not at deeper ones (sm_90, float
+    // j3d27pt-prescaled SM tiling with prefetch spills at depths 6-8, not at
+    // 9-12). Such a depth is refused, naming the depths that fit, and the
+    // grid is left as it was.
+    SCOPED_TRACE(where(1));
+    Case<T, Op> c(op, extents, 0, 91);
+    try {
+      stencil::iterate(Kokkos::Cuda{}, c.grid, op, 1, Policy{depth, prefetch});
+      ADD_FAILURE() << "a depth that does not fit ran";
+    } catch (stencil::error const& e) {
+      EXPECT_NE(std::string(e.what()).find("all that fit: "), std::string::npos)
+          << e.what();
+    }
+    EXPECT_TRUE(c.matches(0));
+    return stencil::Plan{};
+  }
   unsigned seed = 91;
   stencil::Plan p;
   for (int steps : step_counts) {
-    std::ostringstream where;
-    where << Op::name << ' ' << (sizeof(T) == 4 ? "float" : "double")
-          << (kind == stencil::PolicyKind::device_tiling ? " device tiling"
-                                                         : " SM tiling")
-          << " depth=" << depth << " prefetch=" << prefetch
-          << " steps=" << steps << " extents=";
-    for (int e : extents) where << e << ' ';
-    SCOPED_TRACE(where.str());
+    SCOPED_TRACE(where(steps));
     Case<T, Op> c(op, extents, steps, ++seed);
     p = stencil::plan(Kokkos::Cuda{}, c.grid, op, Policy{depth, prefetch});
     EXPECT_EQ(p.backend, stencil::Backend::native_cuda);
@@ -129,7 +162,7 @@ void check_all_depths(Op const& op) {
     EXPECT_GT(p.z_segments, 1) << p;
   };
   for (int depth = 1; depth <= deepest; ++depth) {
-    segmented(double{}, depth, 2 * depth + 1);
+    if (fits<double, Op>(depth, 0)) segmented(double{}, depth, 2 * depth + 1);
   }
   segmented(float{}, max_depth<float, Op>(), 5);
   segmented(float{}, 2, 3);
@@ -296,8 +329,8 @@ void check_l2_window(Op const& op, std::array<int, 3> extents, int depth,
   auto const device = stencil::native_cuda::current_device_limits();
   EXPECT_EQ(
       p.l2_window_bytes,
-      std::min({dt::exchange_parities<Op, dt::Exchange<T>> * (depth - 1) *
-                    exchanged_cells * dt::Exchange<T>::cell_bytes,
+      std::min({dt::exchange_parities * (depth - 1) * exchanged_cells *
+                    dt::Exchange<T>::cell_bytes,
                 device.persisting_l2_max, device.access_policy_window_max}))
       << p;
   std::ostringstream text;

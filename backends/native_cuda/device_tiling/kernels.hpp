@@ -241,26 +241,17 @@ inline constexpr bool two_blocks_fit =
      (Op::shape == Shape::star && Op::radius == 1 && Depth <= 5)) &&
     2 * (shared_bytes<T, Op>(Depth) + 1024) <= 233472;
 
-/// Iterations between a level's publishing the edges of a plane and its
-/// neighbours' reading them as their rims: none, for every stencil. A
-/// radius-1 star could read them an iteration late (it needs a plane's rims
-/// only r + 1 iterations after computing it, when the plane becomes the
-/// centre), its loads issued as the iteration starts and checked at its
-/// end. With the compact exchange planes that ran 4-5% slower than reading
-/// them at once (H200, j3d7pt, double and float, both domains:
+/// Exchange planes per level, indexed by the publishing iteration's
+/// parity: a block cannot publish iteration it + 2 before its neighbours
+/// have published it + 1, which they do only after reading iteration it.
+/// The rims are read in the iteration that publishes them: reading a
+/// radius-1 star's an iteration late (it needs a plane's rims only r + 1
+/// iterations after computing it), with four planes per level, ran 4-5%
+/// slower (H200, j3d7pt, double and float, both domains:
 /// perf_tests/results/nvidia-h200-star-rims-at-once.md), and 3-8% slower
 /// for the radius-1 boxes, whose levels must then lag a plane more (H100,
-/// nvidia-h100-box-late-rims.md). The kernel keeps the delay as a
-/// parameter, at 0, as those measurements used it.
-template <class Op, class Exchange>
-inline constexpr int rim_delay = 0;
-
-/// Exchange planes per level, indexed by the publishing iteration: a block
-/// may publish iteration it + m once its neighbours have published
-/// it + m - 1 - delay, which they do after reading iteration it (in their
-/// iteration it + delay) only if m >= 2 delay + 2.
-template <class Op, class Exchange>
-inline constexpr int exchange_parities = 2 * rim_delay<Op, Exchange> + 2;
+/// nvidia-h100-box-late-rims.md).
+inline constexpr int exchange_parities = 2;
 
 /// `Staged`: the input comes through the staging ring (prefetch > 0); a
 /// kernel of its own, so that the plain-load kernel stays as it was.
@@ -275,8 +266,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   constexpr bool star = Op::shape == Shape::star;
   using S = TileShapeOf<Op>;
   constexpr int L = S::lag;
-  constexpr int delay = rim_delay<Op, Exchange>;
-  constexpr int parities = exchange_parities<Op, Exchange>;
+  constexpr int parities = exchange_parities;
   extern __shared__ __align__(16) unsigned char shared_raw[];
   T* const rings = reinterpret_cast<T*>(shared_raw);
 
@@ -562,54 +552,33 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
                  exchange_cells;
     };
     // The rims this iteration reads: of the planes levels 1..Depth-1
-    // computed in iteration `from`, from the blocks that computed them, or
+    // computed in this iteration, from the blocks that computed them, or
     // fixed boundary values. Every level's loads are issued before any is
     // waited for or stored, so their L2 latencies overlap instead of adding
     // up.
-    [[maybe_unused]] int const from = it - delay;
-    [[maybe_unused]] unsigned const rim_tag =
-        p.tag_base + static_cast<unsigned>(from) + 1u;
-    [[maybe_unused]] auto rim_z = [&](int t) {
-      return from + shift - r - t * L;
-    };
-    // Nothing was published before the first iteration, whatever its plane
-    // (a z segment's first planes are only ever read by discarded cells).
-    [[maybe_unused]] auto rim_published = [&](int t) {
-      return from >= 0 && exchanged(rim_z(t));
-    };
+    [[maybe_unused]] auto rim_z = [&](int t) { return it + shift - r - t * L; };
     [[maybe_unused]]
     typename Exchange::Raw raw[Depth > 1 ? Depth - 1 : 1][rim_per_thread] = {};
     [[maybe_unused]] T fixed[Depth > 1 ? Depth - 1 : 1][rim_per_thread];
-    // Delayed rims: the exchanged words are loaded as the iteration starts,
-    // the fixed boundary values (boundary tiles only) at its end: held from
-    // its start as well, they spill (sm_90, float j3d7pt at depth 5 on two
-    // blocks), and merged into the exchanged words each one waited for its
-    // load before the next level's were issued (H100: j3d13pt double at
-    // depth 4, 120 GCells/s against 168 for the kernel before either change
-    // in the same run).
-    [[maybe_unused]] auto load_rims = [&](bool exchanged_words,
-                                          bool fixed_values) {
+    [[maybe_unused]] auto load_rims = [&] {
 #pragma unroll
       for (int t = 1; t < Depth; ++t) {
         int const z = rim_z(t);
-        bool const published = rim_published(t);
+        bool const published = exchanged(z);
         bool const z_padded = z >= -p.halo && z < p.nz + p.halo;
 #pragma unroll
         for (int i = 0; i < rim_per_thread; ++i) {
-          if (exchanged_words && published && rim[i].from_exchange) {
-            raw[t - 1][i] = p.exchange.fetch(exchange_plane(t, from) +
+          if (published && rim[i].from_exchange) {
+            raw[t - 1][i] = p.exchange.fetch(exchange_plane(t, it) +
                                              rim[i].exchange_offset);
           }
-          if (fixed_values) {
-            fixed[t - 1][i] = rim[i].input_inside && z_padded
-                                  ? p.in[rim[i].input_offset +
-                                         static_cast<long>(z) * p.stride_z]
-                                  : T(0);
-          }
+          fixed[t - 1][i] = rim[i].input_inside && z_padded
+                                ? p.in[rim[i].input_offset +
+                                       static_cast<long>(z) * p.stride_z]
+                                : T(0);
         }
       }
     };
-    if constexpr (Depth > 1 && delay > 0) load_rims(true, false);
     // The edge cells of levels 1..Depth-1, published at once.
     if constexpr (edges_first) {
 #pragma unroll
@@ -707,7 +676,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     // measured ran 1-15% slower, three 1-4% faster (H100,
     // perf_tests/results/nvidia-h100-edges-first.md).
     if constexpr (Depth > 1) {
-      load_rims(delay == 0, true);
+      load_rims();
       // Until every level's words carry the tag: the loads of all levels
       // that are not yet there are reissued together, so a late neighbour
       // costs one more round trip, not one per level.
@@ -715,13 +684,13 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
         all_ready = true;
 #pragma unroll
         for (int t = 1; t < Depth; ++t) {
-          bool const published = rim_published(t);
+          bool const published = exchanged(rim_z(t));
 #pragma unroll
           for (int i = 0; i < rim_per_thread; ++i) {
             if (published && rim[i].from_exchange &&
-                !Exchange::ready(raw[t - 1][i], rim_tag)) {
+                !Exchange::ready(raw[t - 1][i], tag)) {
               all_ready = false;
-              raw[t - 1][i] = p.exchange.fetch(exchange_plane(t, from) +
+              raw[t - 1][i] = p.exchange.fetch(exchange_plane(t, it) +
                                                rim[i].exchange_offset);
             }
           }
@@ -729,8 +698,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       }
 #pragma unroll
       for (int t = 1; t < Depth; ++t) {
-        if (!rim_published(t)) continue;
-        T* const plane = rings + (t * S::ring + slot(t, -delay)) * S::plane;
+        if (!exchanged(rim_z(t))) continue;
+        T* const plane = rings + (t * S::ring + slot(t, 0)) * S::plane;
 #pragma unroll
         for (int i = 0; i < rim_per_thread; ++i) {
           T const value = rim[i].from_exchange ? Exchange::value(raw[t - 1][i])
