@@ -466,7 +466,7 @@ TEST(DeviceTiling, PlanReportsTheLaunch) {
   EXPECT_LE(p.blocks, resident) << p;
   std::cout << text.str() << '\n';
   // The default depth of a double star: the deepest depth with two blocks
-  // per SM if it is 2 or more (on an sm_90 GPU, 3 for j3d7pt and 2 for
+  // per SM if it is 2 or more (on an sm_90 GPU, 4 for j3d7pt and 2 for
   // j3d13pt), else the deepest that fits, at most 6.
   stencil::Grid<double, 3, Kokkos::CudaSpace> halo2("h", {2560, 352, 384},
                                                     {.halo = 2});

@@ -231,14 +231,14 @@ struct Params3D {
 /// most 128 registers), used where it does not spill; where that pays is
 /// measured, not assumed (launch.hpp's default depth). Deeper than 3 the
 /// levels need more than 128 registers, except a radius-1 star's up to
-/// depth 5 in float (sm_90: float j3d7pt at depth 5 on two blocks 497
-/// GCells/s against 475 at 4 on an H100; double j3d7pt at depth 4 takes
-/// 126 registers since its rims are read at once, float j3d13pt spills at
-/// 4 and 5).
+/// depth 6 in float (sm_90: float j3d7pt at depth 5 on two blocks 497
+/// GCells/s against 475 at 4 on an H100; at depth 6 it takes 128
+/// registers, and spills at 7; double j3d7pt at depth 4 takes 126
+/// registers, float j3d13pt spills at 4 and 5).
 template <class T, class Op, int Depth>
 inline constexpr bool two_blocks_fit =
     (Depth <= 3 ||
-     (Op::shape == Shape::star && Op::radius == 1 && Depth <= 5)) &&
+     (Op::shape == Shape::star && Op::radius == 1 && Depth <= 6)) &&
     2 * (shared_bytes<T, Op>(Depth) + 1024) <= 233472;
 
 /// Exchange planes per level, indexed by the publishing iteration's
