@@ -27,16 +27,17 @@ namespace {
 
 namespace dt = stencil::native_cuda::device_tiling;
 
-// DeviceTiling, or TemporalBlocking: on rank-3 grids, SM tiling (the same
-// kernel on isolated, overlapped tiles).
+// The kernels of DeviceTiling, or of TemporalBlocking: on rank-3 grids, SM
+// tiling (the same kernel on isolated, overlapped tiles).
+template <class T, class Op, class Policy>
+using KernelFor =
+    std::conditional_t<std::is_same_v<Policy, stencil::DeviceTiling>,
+                       dt::Kernel<T, Op>, dt::IsolatedKernel<T, Op>>;
+
 template <class T, class Op, class Policy = stencil::DeviceTiling>
 int max_depth(int prefetch = 0) {
-  auto const device = stencil::native_cuda::current_device_limits();
-  if constexpr (std::is_same_v<Policy, stencil::DeviceTiling>) {
-    return dt::Kernel<T, Op>::max_depth(device, prefetch);
-  } else {
-    return dt::IsolatedKernel<T, Op>::max_depth(device, prefetch);
-  }
+  return KernelFor<T, Op, Policy>::max_depth(
+      stencil::native_cuda::current_device_limits(), prefetch);
 }
 
 // A random field, its reference result after `steps` steps (fixed
@@ -64,12 +65,8 @@ struct Case {
 // kernel without register spills).
 template <class T, class Op, class Policy = stencil::DeviceTiling>
 bool fits(int depth, int prefetch) {
-  auto const device = stencil::native_cuda::current_device_limits();
-  if constexpr (std::is_same_v<Policy, stencil::DeviceTiling>) {
-    return dt::Kernel<T, Op>::fits(depth, prefetch, device);
-  } else {
-    return dt::IsolatedKernel<T, Op>::fits(depth, prefetch, device);
-  }
+  return KernelFor<T, Op, Policy>::fits(
+      depth, prefetch, stencil::native_cuda::current_device_limits());
 }
 
 template <class T, class Policy = stencil::DeviceTiling, class Op>
