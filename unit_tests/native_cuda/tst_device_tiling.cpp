@@ -488,31 +488,32 @@ TEST(DeviceTiling, PlanReportsTheLaunch) {
   };
   double_star(stencil::suite::J3d7pt{}, 4);
   double_star(stencil::suite::J3d13pt{}, 2);
-  // Double boxes: depth 2, on two blocks per SM.
-  auto const double_box =
-      stencil::plan(Kokkos::Cuda{}, grid, stencil::suite::Poisson19pt{},
-                    stencil::DeviceTiling{});
-  EXPECT_EQ(double_box.depth, 2) << double_box;
-  EXPECT_GE(double_box.blocks_per_sm, 2) << double_box;
-  // Float, stars and boxes: the deepest depth with two blocks per SM, in z
-  // segments.
+  // Boxes in either precision and float stars: the deepest depth with two
+  // blocks per SM, in z segments (double boxes on an sm_90 GPU: depth 3).
   // Halo 2: the radius-2 star plans on it too.
   stencil::Grid<float, 3, Kokkos::CudaSpace> single("b", {2560, 352, 384},
                                                     {.halo = 2});
-  auto two_blocks_deepest = [&](auto op) {
+  auto two_blocks_deepest = [&](auto const& g, auto op) {
+    using T = typename std::remove_cvref_t<decltype(g)>::value_type;
     auto const chosen =
-        stencil::plan(Kokkos::Cuda{}, single, op, stencil::DeviceTiling{});
+        stencil::plan(Kokkos::Cuda{}, g, op, stencil::DeviceTiling{});
     EXPECT_GE(chosen.blocks_per_sm, 2) << chosen;
     EXPECT_GT(chosen.z_segments, 1) << chosen;
-    if (chosen.depth < max_depth<float, decltype(op)>()) {
+    if (chosen.depth < max_depth<T, decltype(op)>()) {
       auto const deeper = stencil::plan(
-          Kokkos::Cuda{}, single, op, stencil::DeviceTiling{chosen.depth + 1});
+          Kokkos::Cuda{}, g, op, stencil::DeviceTiling{chosen.depth + 1});
       EXPECT_EQ(deeper.blocks_per_sm, 1) << deeper;
     }
+    return chosen;
   };
-  two_blocks_deepest(stencil::suite::Poisson19pt{});
-  two_blocks_deepest(stencil::suite::J3d7pt{});
-  two_blocks_deepest(stencil::suite::J3d13pt{});
+  auto const double_box =
+      two_blocks_deepest(grid, stencil::suite::Poisson19pt{});
+  if (stencil::native_cuda::current_device_limits().compute_capability == 90) {
+    EXPECT_EQ(double_box.depth, 3) << double_box;
+  }
+  two_blocks_deepest(single, stencil::suite::Poisson19pt{});
+  two_blocks_deepest(single, stencil::suite::J3d7pt{});
+  two_blocks_deepest(single, stencil::suite::J3d13pt{});
   auto const staged =
       stencil::plan(Kokkos::Cuda{}, grid, stencil::suite::J3d7pt{},
                     stencil::DeviceTiling{3, 1});

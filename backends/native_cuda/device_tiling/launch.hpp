@@ -123,12 +123,13 @@ struct Kernel {
   /// two blocks fit in an SM, one block's iteration hides behind the
   /// other's, which pays more than the DRAM passes a deeper single block
   /// saves.
-  ///  - float: the deepest depth that runs two blocks per SM (z segments
-  ///    side by side): radius-1 stars at 5 (j3d7pt 497 GCells/s against 475
-  ///    at 4 and 367 at 8), boxes at 4 (poisson 342 against 321 at 3),
-  ///    radius 2 at 3 (j3d13pt 338 against 275 at 5);
-  ///  - double boxes: depth 2, on two blocks (poisson 170 against 161 at 5,
-  ///    155 at 3, whose two-block kernel is held to 128 registers);
+  ///  - float, and double boxes: the deepest depth that runs two blocks
+  ///    per SM (z segments side by side): float radius-1 stars at 6
+  ///    (j3d7pt 541 GCells/s against 534 at 5 on an H200), float boxes at 4
+  ///    (poisson 342 against 321 at 3), float radius 2 at 3 (j3d13pt 338
+  ///    against 275 at 5); double boxes at 3 (H100, poisson 189.8 against
+  ///    179.8 at 2, j3d17pt-prescaled 197.6 against 185.7, j3d27pt-prescaled
+  ///    171.1 against 163.5: perf_tests/results/nvidia-h100-box-depth3.md);
   ///  - double stars: the deepest depth with two blocks per SM if it is 2
   ///    or more (j3d7pt: 4, 307 on an H200, level with 308 at 3 and ahead
   ///    of 261 at 5 and 276 at 6 on one block and 246 at 2,
@@ -139,23 +140,11 @@ struct Kernel {
   ///    most 6 (j3d7pt at 7 and 8 takes 254 registers: 223 and 189).
   static int default_depth(DeviceLimits const& device, int prefetch) {
     int const deepest = max_depth(device, prefetch);
-    if constexpr (sizeof(T) == 4) {
-      if (int const two = deepest_with_two_blocks(deepest, device, prefetch);
-          two > 0) {
-        return two;
-      }
-    } else if constexpr (Op::shape == Shape::box) {
-      if (fits(2, prefetch, device) && blocks_per_sm(2, prefetch) >= 2) {
-        return 2;
-      }
-    } else {
-      if (int const two = deepest_with_two_blocks(deepest, device, prefetch);
-          two >= 2) {
-        return two;
-      }
-      return std::min(deepest, 6);
+    int const two = deepest_with_two_blocks(deepest, device, prefetch);
+    if constexpr (sizeof(T) == 8 && Op::shape == Shape::star) {
+      return two >= 2 ? two : std::min(deepest, 6);
     }
-    return deepest;
+    return two > 0 ? two : deepest;
   }
 };
 
