@@ -555,7 +555,10 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     // computed in this iteration, from the blocks that computed them, or
     // fixed boundary values. Every level's loads are issued before any is
     // waited for or stored, so their L2 latencies overlap instead of adding
-    // up.
+    // up. rim_z(t) is the plane level t computes, spelled out again in the
+    // loops below: with those going through rim_z too, ptxas allocated
+    // registers differently in most kernels, and double j3d13pt's default
+    // (depth 2, two blocks per SM) spilled 4 bytes (sm_90, CUDA 13).
     [[maybe_unused]] auto rim_z = [&](int t) { return it + shift - r - t * L; };
     [[maybe_unused]]
     typename Exchange::Raw raw[Depth > 1 ? Depth - 1 : 1][rim_per_thread] = {};

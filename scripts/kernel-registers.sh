@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Lists the registers and spills ptxas gives every rank-3 device-tiling and
+# SM-tiling kernel (each 3D suite stencil, float and double, every depth,
+# plain and staged, one and two blocks per SM), and compares two such
+# listings. Needs nvcc and a CUDA Kokkos install (scripts/bootstrap.sh
+# --backend cuda); no GPU.
+#
+#   scripts/kernel-registers.sh list FILE       write the listing to FILE
+#   scripts/kernel-registers.sh compare OLD NEW what changed between two
+#
+# Why: the kernel's loops unroll by depth and ring period, and a source
+# change that should not matter to the compiler can still move ptxas's
+# register allocation, enough to make a default kernel spill (a spilling
+# kernel is refused, so its depth silently stops fitting). Run `list`
+# before and after any edit of backends/native_cuda/device_tiling/ and
+# `compare` the two. It takes about 15 minutes on two cores.
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+# shellcheck source=scripts/common.sh
+source scripts/common.sh
+
+usage="usage: scripts/kernel-registers.sh list FILE | compare OLD NEW"
+[ $# -ge 2 ] || stencil_die "$usage"
+
+case $1 in
+list)
+  out=$2
+  stencil_ensure_cuda_on_path
+  kokkos=$(stencil_kokkos_prefix cuda "$STENCIL_DEFAULT_CUDA_ARCH")
+  [ -d "$kokkos/include" ] ||
+    stencil_die "no CUDA Kokkos install at $kokkos" "run: scripts/bootstrap.sh --backend cuda"
+  config=$(stencil_build_dir cuda "$STENCIL_DEFAULT_CUDA_ARCH")/include
+  [ -f "$config/stencil/config.hpp" ] ||
+    stencil_die "no $config/stencil/config.hpp" "configure the CUDA build first: scripts/test.sh --backend cuda"
+  scratch=$(mktemp -d)
+  trap 'rm -rf "$scratch"' EXIT
+  # Taking the address of the dispatch that picks a kernel for any depth
+  # instantiates every kernel it can pick.
+  cat >"$scratch/probe.cu" <<'EOF'
+#include <native_cuda/device_tiling/launch.hpp>
+#include <stencil/suite.hpp>
+namespace dt = stencil::native_cuda::device_tiling;
+namespace su = stencil::suite;
+template <class T, class Op>
+void* both() {
+  static void* kernels[] = {
+      (void*)&dt::Kernel<T, Op>::template function_at<1>,
+      (void*)&dt::IsolatedKernel<T, Op>::template function_at<1>};
+  return kernels;
+}
+template <class... Op>
+struct Suite {
+  void* all[2 * sizeof...(Op)] = {both<double, Op>()..., both<float, Op>()...};
+};
+Suite<su::J3d7pt, su::J3d13pt, su::J3d17ptPrescaled, su::J3d17pt,
+      su::J3d27ptPrescaled, su::J3d27pt, su::Poisson19pt>
+    probe;
+EOF
+  nvcc -std=c++20 -arch=sm_90 --expt-extended-lambda --expt-relaxed-constexpr \
+    -O3 -Xptxas -v -I include -I backends -I "$config" -I "$kokkos/include" \
+    -cubin -o "$scratch/probe.cubin" "$scratch/probe.cu" >"$scratch/ptxas.txt" 2>&1 ||
+    { cat "$scratch/ptxas.txt" >&2; stencil_die "nvcc failed"; }
+  # ptxas prints, per kernel: its name, then spills, then registers.
+  awk '
+    /Compiling entry function/ { name = $0; gsub(/.*function .|. for .*/, "", name) }
+    /bytes spill stores/ { spill = $5 "/" $9 }
+    /Used [0-9]+ registers/ && name ~ /device_tiling_3d/ {
+      print name, "regs", $5, "spill", spill; name = "" }
+  ' "$scratch/ptxas.txt" | sort >"$out"
+  stencil_log "$(wc -l <"$out") kernels listed in $out"
+  ;;
+compare)
+  [ $# -eq 3 ] || stencil_die "$usage"
+  python3 - "$2" "$3" <<'EOF'
+import re
+import sys
+
+
+def load(path):
+    kernels = {}
+    for line in open(path):
+        name, _, regs, _, spill = line.split()
+        kernels[name] = (int(regs), spill)
+    return kernels
+
+
+def short(name):
+    m = re.search(r"3dI(\w)NS_5suite\d+(\w+?)(?:Form\w+?Division\w(\d)\w*?)?"
+                  r"ELi(\d+)ENS1_\d+(\w+?)I\wEELb(\d)ELi(\d)", name)
+    if not m:
+        return name
+    kind = "device" if m.group(5) == "TaggedExchange" else "SM"
+    form = "/div" + m.group(3) if m.group(3) else ""
+    return (f"{'double' if m.group(1) == 'd' else 'float'} {m.group(2)}{form} "
+            f"depth {m.group(4)} {kind} tiling"
+            f"{' staged' if m.group(6) == '1' else ''}, "
+            f"{m.group(7)} block(s)/SM")
+
+
+old, new = load(sys.argv[1]), load(sys.argv[2])
+for name in sorted(set(old) ^ set(new)):
+    print("only in", sys.argv[1] if name in old else sys.argv[2], short(name))
+both = sorted(set(old) & set(new))
+spilled = [n for n in both if old[n][1] != new[n][1]]
+moved = [n for n in both if old[n][0] != new[n][0]]
+for n in spilled:
+    print(f"spills {old[n][1]} -> {new[n][1]} bytes (stores/loads): "
+          f"{short(n)}, registers {old[n][0]} -> {new[n][0]}")
+print(f"{len(both)} kernels in both: {len(spilled)} changed their spills, "
+      f"{len(moved)} their registers")
+sys.exit(1 if spilled else 0)
+EOF
+  ;;
+*) stencil_die "$usage" ;;
+esac
