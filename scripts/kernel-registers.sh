@@ -11,7 +11,8 @@
 # Why: the kernel's loops unroll by depth and ring period, and a source
 # change that should not matter to the compiler can still move ptxas's
 # register allocation, enough to make a default kernel spill (a spilling
-# kernel is refused, so its depth silently stops fitting). Run `list`
+# kernel is refused: a plan that asks for its depth gets an error, and the
+# default depth moves to another one without notice). Run `list`
 # before and after any edit of backends/native_cuda/device_tiling/ and
 # `compare` the two. It takes about 15 minutes on two cores.
 set -uo pipefail
@@ -61,9 +62,10 @@ EOF
     -O3 -Xptxas -v -I include -I backends -I "$config" -I "$kokkos/include" \
     -cubin -o "$scratch/probe.cubin" "$scratch/probe.cu" >"$scratch/ptxas.txt" 2>&1 ||
     { cat "$scratch/ptxas.txt" >&2; stencil_die "nvcc failed"; }
-  # ptxas prints, per kernel: its name, then spills, then registers.
+  # ptxas prints, per kernel: its name, then spills, then registers ("?" if
+# a kernel's spill line were missing, rather than the last kernel's).
   awk '
-    /Compiling entry function/ { name = $0; gsub(/.*function .|. for .*/, "", name) }
+    /Compiling entry function/ { name = $0; gsub(/.*function .|. for .*/, "", name); spill = "?" }
     /bytes spill stores/ { spill = $5 "/" $9 }
     /Used [0-9]+ registers/ && name ~ /device_tiling_3d/ {
       print name, "regs", $5, "spill", spill; name = "" }
@@ -99,7 +101,8 @@ def short(name):
 
 
 old, new = load(sys.argv[1]), load(sys.argv[2])
-for name in sorted(set(old) ^ set(new)):
+appeared_or_gone = sorted(set(old) ^ set(new))
+for name in appeared_or_gone:
     print("only in", sys.argv[1] if name in old else sys.argv[2], short(name))
 both = sorted(set(old) & set(new))
 spilled = [n for n in both if old[n][1] != new[n][1]]
@@ -109,7 +112,9 @@ for n in spilled:
           f"{short(n)}, registers {old[n][0]} -> {new[n][0]}")
 print(f"{len(both)} kernels in both: {len(spilled)} changed their spills, "
       f"{len(moved)} their registers")
-sys.exit(1 if spilled else 0)
+# A kernel that appears or goes changes which depths compile: as much a
+# change to look at as a new spill.
+sys.exit(1 if spilled or appeared_or_gone else 0)
 EOF
   ;;
 *) stencil_die "$usage" ;;
