@@ -72,6 +72,7 @@ struct J2d5ptForm {
       detail::form_name<D>("j2d5pt", "j2d5pt-prescaled");
   static constexpr int rank = 2, radius = 1, flops = 10;
   static constexpr int divisions = D == Division::divided ? 1 : 0;
+  static constexpr bool linear = D == Division::prescaled;
   static constexpr Shape shape = Shape::star;
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
@@ -91,6 +92,7 @@ struct J2d9ptForm {
       detail::form_name<D>("j2d9pt", "j2d9pt-prescaled");
   static constexpr int rank = 2, radius = 2, flops = 18;
   static constexpr int divisions = D == Division::divided ? 1 : 0;
+  static constexpr bool linear = D == Division::prescaled;
   static constexpr Shape shape = Shape::star;
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
@@ -112,6 +114,7 @@ struct J2d9ptGolForm {
       detail::form_name<D>("j2d9pt-gol", "j2d9pt-gol-prescaled");
   static constexpr int rank = 2, radius = 1, flops = 18;
   static constexpr int divisions = D == Division::divided ? 1 : 0;
+  static constexpr bool linear = D == Division::prescaled;
   static constexpr Shape shape = Shape::box;
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
@@ -133,6 +136,7 @@ struct J2d25ptForm {
       detail::form_name<D>("j2d25pt", "j2d25pt-prescaled");
   static constexpr int rank = 2, radius = 2, flops = 25;
   static constexpr int divisions = D == Division::divided ? 1 : 0;
+  static constexpr bool linear = D == Division::prescaled;
   static constexpr Shape shape = Shape::box;
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
@@ -161,6 +165,7 @@ using J2d25ptPrescaled = J2d25ptForm<Division::prescaled>;
 struct J3d7pt {
   static constexpr char const* name = "j3d7pt";
   static constexpr int rank = 3, radius = 1, flops = 14;
+  static constexpr bool linear = true;
   static constexpr Shape shape = Shape::star;
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
@@ -175,6 +180,7 @@ struct J3d7pt {
 struct J3d13pt {
   static constexpr char const* name = "j3d13pt";
   static constexpr int rank = 3, radius = 2, flops = 26;
+  static constexpr bool linear = true;
   static constexpr Shape shape = Shape::star;
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
@@ -193,6 +199,7 @@ struct J3d17ptForm {
       detail::form_name<D>("j3d17pt", "j3d17pt-prescaled");
   static constexpr int rank = 3, radius = 1, flops = 34, taps = 17;
   static constexpr int divisions = D == Division::divided ? 1 : 0;
+  static constexpr bool linear = D == Division::prescaled;
   static constexpr Shape shape = Shape::box;
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
@@ -219,6 +226,7 @@ struct J3d27ptForm {
       detail::form_name<D>("j3d27pt", "j3d27pt-prescaled");
   static constexpr int rank = 3, radius = 1, flops = 54;
   static constexpr int divisions = D == Division::divided ? 1 : 0;
+  static constexpr bool linear = D == Division::prescaled;
   static constexpr Shape shape = Shape::box;
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
@@ -248,6 +256,7 @@ using J3d27ptPrescaled = J3d27ptForm<Division::prescaled>;
 struct Poisson19pt {
   static constexpr char const* name = "poisson";
   static constexpr int rank = 3, radius = 1, flops = 38, taps = 19;
+  static constexpr bool linear = true;
   static constexpr Shape shape = Shape::box;
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {

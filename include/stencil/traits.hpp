@@ -35,6 +35,18 @@ inline constexpr int max_radius = 8;
 /// for radius-1 stars depends on it: without a division their deepest
 /// blocking pays, with one a shallower level on a wider block does (see
 /// backends/native_cuda/temporal_blocking/launch.hpp). Default 0.
+///
+/// Optional: `static constexpr bool linear = true;` where the update is a
+/// linear function of the taps: a sum of constant multiples of them, with no
+/// constant term and nothing applied to the sum but a constant factor. Then
+/// the update is the sum, over the planes of the neighbourhood, of the
+/// functor applied to one plane's taps (the others read as zero), and the
+/// native CUDA device-tiling kernel computes a 3D box that way: it reads a
+/// streamed plane's taps from shared memory once per level instead of once
+/// per plane of the box, and adds the planes in an order of its own (a few
+/// roundings apart from the functor's). Leave it out where a division ends
+/// the update: summed by plane, it would divide once per plane. Default
+/// false.
 template <class Op>
 concept StencilOperator = requires {
   { Op::rank } -> std::convertible_to<int>;
@@ -51,6 +63,16 @@ constexpr int divisions_of() {
     return static_cast<int>(Op::divisions);
   } else {
     return 0;
+  }
+}
+
+/// The functor's `linear` trait, false where it declares none.
+template <class Op>
+constexpr bool is_linear() {
+  if constexpr (requires { Op::linear; }) {
+    return static_cast<bool>(Op::linear);
+  } else {
+    return false;
   }
 }
 
