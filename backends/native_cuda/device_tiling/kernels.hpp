@@ -18,7 +18,12 @@
 // come from registers instead (the values the thread read as centres in
 // its last r iterations, as EBISU's redundant register streaming keeps
 // them) and its ring keeps r + 2 planes: deeper blocking in the same
-// shared memory, and r fewer shared loads per cell.
+// shared memory, and r fewer shared loads per cell. In device tiling, a
+// double box whose functor declares itself linear is summed plane by
+// plane: a level reads
+// only its newest plane, once, and adds each plane's part to the 2r + 1
+// cells of its column that read it, keeping the 2r unfinished sums in
+// registers; its ring keeps r + 2 planes as a star's does.
 //
 // The input plane (level 0, with its rim) comes in an iteration ahead of
 // its use: with prefetch 0 as plain loads into registers, with prefetch
@@ -65,16 +70,17 @@ inline constexpr int threads_per_block = 256;
 template <int Threads>
 inline constexpr int rows_per_thread = tile_x* tile_y / Threads;
 
-/// `Star`: the stencil reads the planes off its centre plane only at the
-/// centre column. Its planes below the centre come from registers (the
-/// thread read them as centres in earlier iterations), so a level's ring
-/// keeps the r + 1 planes read from it and the one being written; a box
-/// reads every tap of its 2r + 1 planes from the ring, which keeps 2r + 2.
-template <int Radius, bool Star = false>
+/// `Streamed`: the planes below the centre plane come from registers: a
+/// star reads them only at the centre column, as the thread read them as
+/// centres in earlier iterations, and a box summed by plane has added them
+/// in already. A level's ring then keeps the r + 1 planes read from it and
+/// the one being written; a box read whole reads every tap of its 2r + 1
+/// planes from the ring, which keeps 2r + 2.
+template <int Radius, bool Streamed = false>
 struct TileShape {
   static constexpr int radius = Radius;
   static constexpr int lag = Radius + 1;
-  static constexpr int ring = Star ? Radius + 2 : 2 * Radius + 2;
+  static constexpr int ring = Streamed ? Radius + 2 : 2 * Radius + 2;
   static constexpr int row = tile_x + 2 * Radius;  // shared row length
   static constexpr int plane = row * (tile_y + 2 * Radius);
   static constexpr int rim_cells = plane - tile_x * tile_y;
@@ -132,21 +138,47 @@ constexpr bool frame_index_inverts(int width, int height, int r) {
 static_assert(frame_index_inverts(32, 32, 1) &&
               frame_index_inverts(32, 32, 2) && frame_index_inverts(34, 34, 1));
 
-/// The tile shape of stencil `Op`.
-template <class Op>
-using TileShapeOf = TileShape<Op::radius, Op::shape == Shape::star>;
+/// Whether the kernel sums stencil `Op` on values of type T plane by
+/// plane: a box whose functor is linear, in double, in device tiling
+/// (exchange X shares rims). Its level reads each tap of the planes it
+/// streams once instead of 2r + 1 times (13.5 shared loads per cell and
+/// level for a radius-1 box on a thread's four rows, 4.5 summed by plane),
+/// but carries 2r sums per cell in registers, which costs a depth where
+/// two blocks share an SM (128 registers). Measured on one H100 against
+/// the whole-neighbourhood kernel, 2560x352x384, GCells/s, each at its
+/// default depth (perf_tests/results/nvidia-h100-plane-sums.md):
+///  - double, summed at depth 2 against whole at 3: poisson 213.1 against
+///    190.0, j3d17pt-prescaled 217.4 against 197.6, j3d27pt-prescaled
+///    198.3 against 171.1;
+///  - float, summed (depths 3, 3, 4) against whole at 4: poisson 333.4
+///    against 364.4, j3d17pt-prescaled 345.4 against 381.6,
+///    j3d27pt-prescaled 325.9 against 321.3: not summed;
+///  - SM tiling (NoExchange), summed: double poisson and j3d27pt-prescaled
+///    kept one block per SM at their default depth 2 (115.4 and 110.5, on
+///    another H100, against 144-162 and 131-143 whole in earlier runs):
+///    not summed.
+template <class T, class Op, class X>
+inline constexpr bool sums_planes =
+    sizeof(T) == 8 &&
+    Op::shape == Shape::box&& stencil::detail::is_linear<Op>() &&
+    X::shares_rims;
 
-template <class T, class Op>
+/// The tile shape of stencil `Op` on values of type T, with exchange X.
+template <class T, class Op, class X>
+using TileShapeOf =
+    TileShape<Op::radius, Op::shape == Shape::star || sums_planes<T, Op, X>>;
+
+template <class T, class Op, class X>
 constexpr std::size_t shared_bytes_per_level() {
-  using S = TileShapeOf<Op>;
+  using S = TileShapeOf<T, Op, X>;
   return static_cast<std::size_t>(S::ring) * S::plane * sizeof(T);
 }
 
 /// Levels 0 (the input) to depth-1 keep rings; level `depth` goes to the
 /// output directly.
-template <class T, class Op>
+template <class T, class Op, class X>
 constexpr std::size_t shared_bytes(int depth) {
-  return static_cast<std::size_t>(depth) * shared_bytes_per_level<T, Op>();
+  return static_cast<std::size_t>(depth) * shared_bytes_per_level<T, Op, X>();
 }
 
 /// The staging ring of `prefetch` stages: s + 1 input planes (none for
@@ -174,6 +206,22 @@ struct StarNeighbourhood {
   __device__ __forceinline__ T operator()(int dz, int dy, int dx) const {
     if (dz < 0) return below[dz + Radius];
     return plane[dz][centre + dy * stride_y + dx];
+  }
+};
+
+/// What a box summed by plane sees: the taps of plane `Dz` (-r..r), read
+/// from `plane` around `centre`; every other tap reads as zero. The
+/// offsets are compile-time constants once the level loops unroll, so the
+/// zero taps fold away.
+template <class T, int Dz>
+struct PlaneTermsNeighbourhood {
+  using value_type = T;
+  T const* plane;
+  int centre = 0;
+  int stride_y = 0;
+
+  __device__ __forceinline__ T operator()(int dz, int dy, int dx) const {
+    return dz == Dz ? plane[centre + dy * stride_y + dx] : T(0);
   }
 };
 
@@ -235,11 +283,11 @@ struct Params3D {
 /// GCells/s against 475 at 4 on an H100; at depth 6 it takes 128
 /// registers, and spills at 7; double j3d7pt at depth 4 takes 126
 /// registers, float j3d13pt spills at 4 and 5).
-template <class T, class Op, int Depth>
+template <class T, class Op, int Depth, class X>
 inline constexpr bool two_blocks_fit =
     (Depth <= 3 ||
      (Op::shape == Shape::star && Op::radius == 1 && Depth <= 6)) &&
-    2 * (shared_bytes<T, Op>(Depth) + 1024) <= 233472;
+    2 * (shared_bytes<T, Op, X>(Depth) + 1024) <= 233472;
 
 /// Exchange planes per level, indexed by the publishing iteration's
 /// parity: a block cannot publish iteration it + 2 before its neighbours
@@ -264,7 +312,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   constexpr int r = Op::radius;
   constexpr int rows = rows_per_thread<Threads>;
   constexpr bool star = Op::shape == Shape::star;
-  using S = TileShapeOf<Op>;
+  constexpr bool sums = sums_planes<T, Op, Exchange>;
+  using S = TileShapeOf<T, Op, Exchange>;
   constexpr int L = S::lag;
   constexpr int parities = exchange_parities;
   extern __shared__ __align__(16) unsigned char shared_raw[];
@@ -420,15 +469,17 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
        k += Threads) {
     rings[k] = T(0);
   }
-  // A star's planes below the centre: the centres of levels 0..Depth-1 that
-  // the thread read in its last r iterations, oldest first, for its own
-  // cells and (levels 0..Depth-2) for its edge cells. Zero, as the rings
-  // start.
-  constexpr int kept_below = star ? r : 0;
-  [[maybe_unused]] T below[Depth][kept_below > 0 ? kept_below : 1][rows] = {};
+  // What a level carries in registers from one iteration to the next, for
+  // the thread's own cells and (levels 1..Depth-1) for its edge cells. A
+  // star: the centres of the planes below it, which the thread read in its
+  // last r iterations, oldest first. A box summed by plane: the sums of the
+  // 2r planes above the one it finishes, lowest first, each holding the
+  // planes streamed so far. Zero, as the rings start.
+  constexpr int carried = star ? r : (sums ? 2 * r : 0);
+  [[maybe_unused]] T below[Depth][carried > 0 ? carried : 1][rows] = {};
   [[maybe_unused]] T edge_below[Depth > 1 ? Depth - 1 : 1]
-                               [kept_below > 0 ? kept_below : 1]
-                               [edges_per_thread] = {};
+                               [carried > 0 ? carried : 1][edges_per_thread] =
+                                   {};
 
   // The level-0 plane is loaded one iteration ahead: its loads are in
   // flight during the barrier and the rim exchange. Thread-invariant parts
@@ -531,6 +582,29 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     }
     return e;
   };
+  // A box summed by plane: adds the part of the newest plane, `plane(r)`, to
+  // the sums `kept(0..2r-1)` of the cells above `centre` and returns the
+  // cell it finishes, or its centre value where `keeps_centre` (a cell
+  // outside the grid keeps its fixed value; only those load it). A function
+  // of its own, so that the kernels that do not sum by plane stay as they
+  // were (their registers move with any change to `evaluate`).
+  auto sum_planes = [&](auto plane, int centre, auto kept, bool keeps_centre) {
+    // Part m: the newest plane read as plane r - m of the cell m planes
+    // above the one finished here.
+    T part[2 * r + 1];
+    [&]<int... M>(std::integer_sequence<int, M...>) {
+      ((part[M] = static_cast<T>(
+            p.op(PlaneTermsNeighbourhood<T, r - M>{plane(r), centre, S::row}))),
+       ...);
+    }
+    (std::make_integer_sequence<int, 2 * r + 1>{});
+    T value = kept(0) + part[0];
+#pragma unroll
+    for (int m = 1; m < 2 * r; ++m) kept(m - 1) = kept(m) + part[m];
+    kept(2 * r - 1) = part[2 * r];
+    if (keeps_centre) value = plane(0)[centre];
+    return value;
+  };
   auto iteration = [&](auto phase_constant, int it) {
     constexpr int phase = decltype(phase_constant)::value;
     // Slot of the plane `it - r - t*lag + dz` (counted from the shift: the
@@ -587,6 +661,27 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
 #pragma unroll
       for (int t = 1; t < Depth; ++t) {
         int const z = it + shift - r - t * L;
+        if constexpr (sums) {
+          bool const z_inside = z >= 0 && z < p.nz;
+          // Every plane is added in, published or not.
+          auto level_plane = [&](int dz) -> T const* {
+            return rings + ((t - 1) * S::ring + slot(t, dz)) * S::plane;
+          };
+          T* const written = rings + (t * S::ring + slot(t, 0)) * S::plane;
+#pragma unroll
+          for (int i = 0; i < edges_per_thread; ++i) {
+            if (!edge[i].valid) continue;
+            T const kept = sum_planes(
+                level_plane, edge[i].ring_offset,
+                [&](int k) -> T& { return edge_below[t - 1][k][i]; },
+                !(z_inside && edge[i].xy_interior));
+            if (!exchanged(z)) continue;
+            written[edge[i].ring_offset] = kept;
+            p.exchange.publish(exchange_plane(t, it) + edge[i].exchange_offset,
+                               kept, tag);
+          }
+          continue;
+        }
         if (!exchanged(z)) continue;
         bool const z_inside = z >= 0 && z < p.nz;
         auto level_plane = [&](int dz) -> T const* {
@@ -621,10 +716,21 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
         // selected: a conditional evaluation would put each cell's loads in
         // its own branch, and the taps that neighbouring rows share could
         // not be loaded once for both.
-        auto const [value, centre] = evaluate(
-            [&](int dz) -> T const* { return cell_plane(t - 1, slot(t, dz)); },
-            j* S::row, [&](int k) -> T& { return below[t - 1][k][j]; });
-        values[t - 1][j] = interior ? value : centre;
+        if constexpr (sums) {
+          values[t - 1][j] = sum_planes(
+              [&](int dz) -> T const* {
+                return cell_plane(t - 1, slot(t, dz));
+              },
+              j* S::row, [&](int k) -> T& { return below[t - 1][k][j]; },
+              !interior);
+        } else {
+          auto const [value, centre] = evaluate(
+              [&](int dz) -> T const* {
+                return cell_plane(t - 1, slot(t, dz));
+              },
+              j* S::row, [&](int k) -> T& { return below[t - 1][k][j]; });
+          values[t - 1][j] = interior ? value : centre;
+        }
       }
     }
 #pragma unroll

@@ -27,11 +27,12 @@ namespace stencil::native_cuda::device_tiling {
 /// The deepest blocking compiled: what fits in the largest shared memory a
 /// block can have today, at most 12, and shallow enough that an SM-tiling
 /// tile keeps a cell of output. One kernel per depth, so that the level
-/// loop unrolls.
+/// loop unrolls. Counted with the rings of SM tiling, which are never
+/// smaller than device tiling's.
 template <class T, class Op>
 inline constexpr int max_compiled_depth = [] {
-  int const fit =
-      static_cast<int>(max_shared_per_block / shared_bytes_per_level<T, Op>());
+  int const fit = static_cast<int>(
+      max_shared_per_block / shared_bytes_per_level<T, Op, NoExchange<T>>());
   int const valid = (tile_x - 1) / (2 * Op::radius);
   return std::min({fit, valid, 12});
 }();
@@ -69,7 +70,7 @@ struct Kernel {
       if (depth > Depth) return function_at<Depth + 1>(depth, staged);
     }
     if (staged) return &device_tiling_3d<T, Op, Depth, X, true>;
-    if constexpr (two_blocks_fit<T, Op, Depth>) {
+    if constexpr (two_blocks_fit<T, Op, Depth, X>) {
       static bool const two_spill =
           local_bytes(&device_tiling_3d<T, Op, Depth, X, false, 2>) > 0;
       if (!two_spill) return &device_tiling_3d<T, Op, Depth, X, false, 2>;
@@ -82,7 +83,8 @@ struct Kernel {
     return attributes.localSizeBytes;
   }
   static std::size_t shared(int depth, int prefetch) {
-    return shared_bytes<T, Op>(depth) + staging_bytes<T, Op::radius>(prefetch);
+    return shared_bytes<T, Op, X>(depth) +
+           staging_bytes<T, Op::radius>(prefetch);
   }
   static bool spills(int depth, int prefetch) {
     return local_bytes(function(depth, prefetch)) > 0;
@@ -127,9 +129,13 @@ struct Kernel {
   ///    per SM (z segments side by side): float radius-1 stars at 6
   ///    (j3d7pt 541 GCells/s against 534 at 5 on an H200), float boxes at 4
   ///    (poisson 342 against 321 at 3), float radius 2 at 3 (j3d13pt 338
-  ///    against 275 at 5); double boxes at 3 (H100, poisson 189.8 against
-  ///    179.8 at 2, j3d17pt-prescaled 197.6 against 185.7, j3d27pt-prescaled
-  ///    171.1 against 163.5: perf_tests/results/nvidia-h100-box-depth3.md);
+  ///    against 275 at 5); double boxes read whole at 3 (H100, poisson
+  ///    189.8 against 179.8 at 2, j3d17pt-prescaled 197.6 against 185.7,
+  ///    j3d27pt-prescaled 171.1 against 163.5:
+  ///    perf_tests/results/nvidia-h100-box-depth3.md); linear double boxes,
+  ///    summed by plane, at 2 (H100, poisson 213.0 against 175.4 at 3 on
+  ///    one block, j3d17pt-prescaled 225.8 against 182.1, j3d27pt-prescaled
+  ///    207.3 against 169.7: nvidia-h100-plane-sums.md);
   ///  - double stars: the deepest depth with two blocks per SM if it is 2
   ///    or more (j3d7pt: 4, 307 on an H200, level with 308 at 3 and ahead
   ///    of 261 at 5 and 276 at 6 on one block and 246 at 2,
@@ -307,10 +313,10 @@ inline LaunchShape launch_shape(int nz, int ny, int nx, int resident, int depth,
 /// Bytes of exchange buffer the launches of depth `depth` in `shape` use:
 /// levels 1..depth-1, `exchange_parities` planes each, the edge cells of
 /// every tile of a region, for each z segment.
-template <class Op, class X>
+template <class T, class Op, class X>
 std::size_t exchange_bytes(int depth, LaunchShape const& shape) {
   return static_cast<std::size_t>(exchange_parities) * (depth - 1) *
-         shape.blocks() * TileShapeOf<Op>::edge_cells * X::cell_bytes;
+         shape.blocks() * TileShapeOf<T, Op, X>::edge_cells * X::cell_bytes;
 }
 
 /// The L2 window over `bytes` of exchange buffer: as much of it as the
@@ -348,7 +354,8 @@ void plan(Plan& p, int requested_depth, int requested_prefetch,
       K::fits(depth, prefetch, device), "DeviceTiling: depth ", depth,
       " at prefetch ", prefetch, " does not fit on ", device.name,
       " for radius ", Op::radius, " and ", sizeof(T),
-      "-byte values (each level keeps ", shared_bytes_per_level<T, Op>(),
+      "-byte values (each level keeps ",
+      shared_bytes_per_level<T, Op, Exchange<T>>(),
       " bytes of shared memory per block, the prefetch ",
       staging_bytes<T, Op::radius>(prefetch), ", within the ",
       device.shared_per_block_optin,
@@ -397,18 +404,19 @@ void plan(Plan& p, int requested_depth, int requested_prefetch,
   p.regions = static_cast<int>(shape.regions.size());
   p.z_segments = shape.segments;
   p.exchange = std::string(name(Exchange<T>::kind));
+  p.plane_sums = sums_planes<T, Op, Exchange<T>>;
   p.l2_window_bytes =
-      l2_window ? l2_window_bytes(exchange_bytes<Op, Exchange<T>>(depth, shape),
-                                  device)
+      l2_window ? l2_window_bytes(
+                      exchange_bytes<T, Op, Exchange<T>>(depth, shape), device)
                 : 0;
   p.device = device.name;
 }
 
 /// Iterations of one launch of depth `depth` over `nz` planes: the tags it
 /// publishes with.
-template <class Op>
+template <class T, class Op, class X>
 int iterations(int nz, int depth) {
-  using S = TileShapeOf<Op>;
+  using S = TileShapeOf<T, Op, X>;
   return (nz + S::radius + depth * S::lag + S::ring - 1) / S::ring * S::ring;
 }
 
@@ -472,14 +480,14 @@ void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
   // The larger need of the two launch shapes.
   std::size_t const bytes =
       std::max({static_cast<std::size_t>(X::cell_bytes),
-                exchange_bytes<Op, X>(p.depth, full),
-                exchange_bytes<Op, X>(std::max(1, remainder), last)});
+                exchange_bytes<T, Op, X>(p.depth, full),
+                exchange_bytes<T, Op, X>(std::max(1, remainder), last)});
   std::size_t const launches =
       static_cast<std::size_t>(steps / p.depth) * full.regions.size() +
       (remainder == 0 ? 0 : last.regions.size());
   ExchangeBuffer& buffer = exchange_buffer(
       space, bytes,
-      launches * static_cast<std::size_t>(iterations<Op>(nz, p.depth)));
+      launches * static_cast<std::size_t>(iterations<T, Op, X>(nz, p.depth)));
   X exchange{};
   exchange.buffer =
       reinterpret_cast<decltype(exchange.buffer)>(buffer.bytes.data());
@@ -510,7 +518,7 @@ void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
       launch_cooperative(K::function(depth, p.prefetch), shape.blocks(),
                          threads_per_block, K::shared(depth, p.prefetch),
                          space.cuda_stream(), params);
-      buffer.next_tag += static_cast<unsigned>(iterations<Op>(nz, depth));
+      buffer.next_tag += static_cast<unsigned>(iterations<T, Op, X>(nz, depth));
     }
     grid.swap();
     done += depth;
@@ -609,7 +617,8 @@ void plan_isolated(Plan& p, int requested_depth, int requested_prefetch) {
       K::fits(depth, prefetch, device), "TemporalBlocking: depth ", depth,
       " at prefetch ", prefetch, " does not fit on ", device.name,
       " for a rank-3 grid, radius ", Op::radius, " and ", sizeof(T),
-      "-byte values (each level keeps ", shared_bytes_per_level<T, Op>(),
+      "-byte values (each level keeps ",
+      shared_bytes_per_level<T, Op, NoExchange<T>>(),
       " bytes of shared memory per block, the prefetch ",
       staging_bytes<T, Op::radius>(prefetch), ", within the ",
       device.shared_per_block_optin,
@@ -644,6 +653,7 @@ void plan_isolated(Plan& p, int requested_depth, int requested_prefetch) {
   p.blocks = isolated_blocks(t, p.extents[0]);
   p.blocks_per_sm = resident / device.multiprocessors;
   p.exchange = std::string(name(NoExchange<T>::kind));
+  p.plane_sums = sums_planes<T, Op, NoExchange<T>>;
   p.device = device.name;
 }
 

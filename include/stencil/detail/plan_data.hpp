@@ -64,6 +64,10 @@ struct Plan {
   /// its own (tile.z planes each), so that an SM holds a block of each.
   int z_segments = 0;
   std::string exchange;
+  /// DeviceTiling: the kernel sums a linear double box plane by plane,
+  /// reading each streamed plane's taps once per level and carrying 2r
+  /// unfinished sums per cell in registers.
+  bool plane_sums = false;
   /// Native kernels: loads in flight as asynchronous copies into shared
   /// memory (lines or planes ahead of the one computed); 0 = plain loads.
   int prefetch = 0;
