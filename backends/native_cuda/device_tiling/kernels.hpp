@@ -20,10 +20,10 @@
 // them) and its ring keeps r + 2 planes: deeper blocking in the same
 // shared memory, and r fewer shared loads per cell. In device tiling, a
 // double box whose functor declares itself linear is summed plane by
-// plane: a level reads
-// only its newest plane, once, and adds each plane's part to the 2r + 1
-// cells of its column that read it, keeping the 2r unfinished sums in
-// registers; its ring keeps r + 2 planes as a star's does.
+// plane: a level reads only its newest plane, once, and adds each plane's
+// part to the 2r + 1 cells of its column that read it, keeping the 2r
+// unfinished sums in registers; its ring keeps r + 2 planes as a star's
+// does.
 //
 // The input plane (level 0, with its rim) comes in an iteration ahead of
 // its use: with prefetch 0 as plain loads into registers, with prefetch
@@ -159,9 +159,8 @@ static_assert(frame_index_inverts(32, 32, 1) &&
 ///    not summed.
 template <class T, class Op, class X>
 inline constexpr bool sums_planes =
-    sizeof(T) == 8 &&
-    Op::shape == Shape::box&& stencil::detail::is_linear<Op>() &&
-    X::shares_rims;
+    sizeof(T) == 8 && (Op::shape == Shape::box) &&
+    stencil::detail::is_linear<Op>() && X::shares_rims;
 
 /// The tile shape of stencil `Op` on values of type T, with exchange X.
 template <class T, class Op, class X>
