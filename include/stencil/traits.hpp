@@ -41,8 +41,8 @@ inline constexpr int max_radius = 8;
 /// constant term and nothing applied to the sum but a constant factor. Then
 /// the update is the sum, over the planes of the neighbourhood, of the
 /// functor applied to one plane's taps (the others read as zero), and the
-/// native CUDA device-tiling kernel computes a 3D box that way: it reads a
-/// streamed plane's taps from shared memory once per level instead of once
+/// native CUDA device-tiling kernel computes a double 3D box that way: it reads
+/// a streamed plane's taps from shared memory once per level instead of once
 /// per plane of the box, and adds the planes in an order of its own (a few
 /// roundings apart from the functor's). Leave it out where a division ends
 /// the update: summed by plane, it would divide once per plane. Default

@@ -661,6 +661,11 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       for (int t = 1; t < Depth; ++t) {
         int const z = it + shift - r - t * L;
         if constexpr (sums) {
+          // A near-copy of the loop below, kept apart on purpose: folding
+          // the two (the trial build of nvidia-h100-plane-sums.md) moved
+          // the other kernels' registers: double j3d13pt's two-block
+          // kernel spilled and ran 0.87x, float poisson lost its two-block
+          // depth 4.
           bool const z_inside = z >= 0 && z < p.nz;
           // Every plane is added in, published or not.
           auto level_plane = [&](int dz) -> T const* {
