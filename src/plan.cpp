@@ -105,6 +105,7 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
         << " of " << p.tile.z << " planes, regions " << p.regions << " of "
         << p.blocks << " blocks, exchange " << p.exchange;
     if (p.plane_sums) out << ", planes summed in registers (linear box)";
+    if (p.inside_kernel) out << ", kernel for tiles inside the grid";
     if (p.l2_window_bytes > 0) {
       out << " (L2 window: " << p.l2_window_bytes
           << " B of it kept as persisting lines)";

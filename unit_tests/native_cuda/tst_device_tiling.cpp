@@ -3,8 +3,9 @@
 // stencil, float and double, extents that are not multiples of the 32x32
 // tile, every depth from 1 to the largest that fits, step counts that are
 // and are not multiples of the depth, and an xy plane too large for one
-// region (overlapping regions run one after another), and z deep enough
-// for several segments side by side. The same for SM
+// region (overlapping regions run one after another), z deep enough
+// for several segments side by side, and a plane of whole tiles (the
+// kernel for tiles inside the grid). The same for SM
 // tiling (TemporalBlocking on rank-3 grids: isolated, overlapped tiles and
 // z segments), and the grid-sync exchange kept for comparison. Each with
 // prefetch 0 (plain loads), 1 and 2 (cp.async).
@@ -264,6 +265,54 @@ TEST(SmTiling, RefusesWhatItCannotRun) {
       deepest);
   Kokkos::fence();
   EXPECT_EQ(stencil_test::read_back(grid).data, before.data);
+}
+
+// A plane of whole tiles (64x96, 2x3 tiles) that one region covers: float
+// radius-1 stars run the kernel for tiles inside the grid wherever the
+// kernel for two or more blocks per SM runs, at every depth and in z
+// segments side by side. A plane not a whole number of tiles, double and
+// radius 2 run the kernel for every launch.
+TEST(DeviceTiling, TilesInsideTheGrid) {
+  STENCIL_REQUIRE_GPU();
+  using stencil::suite::J3d13pt;
+  using stencil::suite::J3d7pt;
+  J3d7pt const op;
+  int const deepest = max_depth<float, J3d7pt>();
+  bool ran_inside = false;
+  for (int depth = 1; depth <= deepest; ++depth) {
+    auto const p =
+        check<float>(op, {29, 64, 96}, depth, {depth, 2 * depth + 1});
+    if (p.inside_kernel) EXPECT_GE(p.blocks_per_sm, 2) << p;
+    ran_inside = ran_inside || p.inside_kernel;
+  }
+  EXPECT_TRUE(ran_inside) << "no depth ran the kernel for tiles inside";
+  // The default depth, deep enough in z for segments.
+  stencil::Grid<float, 3, Kokkos::CudaSpace> const whole_tiles(
+      "u", {29, 64, 96}, {.halo = J3d7pt::radius});
+  int const depth =
+      stencil::plan(Kokkos::Cuda{}, whole_tiles, op, stencil::DeviceTiling{})
+          .depth;
+  auto const segmented =
+      check<float>(op, {16 * depth * 4 + 5, 64, 96}, depth, {depth + 1});
+  std::ostringstream text;
+  text << segmented;
+  EXPECT_TRUE(segmented.inside_kernel) << segmented;
+  EXPECT_NE(text.str().find("kernel for tiles inside the grid"),
+            std::string::npos)
+      << segmented;
+  EXPECT_GT(segmented.z_segments, 1) << segmented;
+  if (!stencil_test::small_only()) {
+    // Depth 1 in as many z segments as the kernel for every launch holds
+    // blocks (4 per SM on sm_90): the kernel for tiles inside holds fewer
+    // (3), so these launches keep the other one.
+    check<float>(op, {3000, 64, 96}, 1, {1, 2});
+  }
+  auto const ragged = check<float>(op, {29, 63, 96}, depth, {depth + 1});
+  EXPECT_FALSE(ragged.inside_kernel) << ragged;
+  auto const in_double = check<double>(op, {29, 64, 96}, 2, {3});
+  EXPECT_FALSE(in_double.inside_kernel) << in_double;
+  auto const radius_two = check<float>(J3d13pt{}, {29, 64, 96}, 2, {3});
+  EXPECT_FALSE(radius_two.inside_kernel) << radius_two;
 }
 
 // More tiles than resident blocks: the plane is cut into regions that

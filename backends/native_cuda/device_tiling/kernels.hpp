@@ -300,11 +300,30 @@ inline constexpr bool two_blocks_fit =
 /// nvidia-h100-box-late-rims.md).
 inline constexpr int exchange_parities = 2;
 
+/// Whether device tiling has a kernel of its own for launches whose tiles
+/// all lie inside the grid in x and y (`Inside` below), for stencil `Op`
+/// on values of type T with exchange X: radius-1 stars in float, where it
+/// was measured to pay. On one H100, 2560x352x384, default depths (two
+/// blocks per SM), GCells/s (perf_tests/results/nvidia-h100-inside-tiles.md):
+/// float j3d7pt 586 against 541 (depth 6), float j3d13pt 348 against
+/// 345, double j3d7pt 293 against 294 (depth 4), and the double j3d13pt
+/// and poisson kernels spill.
+template <class T, class Op, class X>
+inline constexpr bool has_inside_kernel =
+    sizeof(T) == 4 &&
+    (Op::shape == Shape::star) && Op::radius == 1 && X::shares_rims;
+
 /// `Staged`: the input comes through the staging ring (prefetch > 0); a
 /// kernel of its own, so that the plain-load kernel stays as it was.
 /// `MinBlocks`: blocks per SM the registers are limited for.
+/// `Inside`: every tile of the launch lies inside the grid in x and y, so
+/// only the planes beyond its z ends keep their values: no selects by
+/// cell, and each level is written as soon as it is computed (which, in
+/// the kernel for every launch, moved registers: double j3d7pt took 128
+/// and ran 1% slower).
 template <class T, class Op, int Depth, class Exchange, bool Staged,
-          int MinBlocks = 1, int Threads = threads_per_block>
+          int MinBlocks = 1, int Threads = threads_per_block,
+          bool Inside = false>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     device_tiling_3d(Params3D<T, Op, Exchange> const p) {
   static_assert(tile_x * tile_y % Threads == 0 && Threads % tile_x == 0);
@@ -387,7 +406,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   for (int j = 0; j < rows; ++j) {
     int const ly = ly0 + j;
     int const gy = y_origin + ly;
-    xy_interior[j] = x_inside && gy >= 0 && gy < p.ny;
+    xy_interior[j] = Inside || (x_inside && gy >= 0 && gy < p.ny);
     rim_source[j] = lx < r || lx >= tile_x - r || ly < r || ly >= tile_y - r;
     // Inside the grid and the region's core.
     output[j] = x_core && gy >= g.core_y0 && gy < g.core_y1;
@@ -459,7 +478,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     int const y = y_origin + ey, x = x_origin + ex;
     EdgeCell& e = edge[i];
     e.valid = edges_first && k < edge_cells;
-    e.xy_interior = y >= 0 && y < p.ny && x >= 0 && x < p.nx;
+    e.xy_interior = Inside || (y >= 0 && y < p.ny && x >= 0 && x < p.nx);
     e.ring_offset = e.valid ? (ey + r) * S::row + ex + r : 0;
     e.exchange_offset = e.valid ? tile * edge_cells + k : 0;
   }
@@ -708,7 +727,26 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     // Levels 1..Depth: level t computes plane it + shift - r - t*lag. All
     // levels read first, then all write: the slots differ, but the compiler
     // cannot know that, and reads after writes would serialise the levels.
+    // The kernel for tiles inside the grid writes each level at once: float
+    // j3d7pt at depth 6 ran 2% faster (nvidia-h100-inside-tiles.md).
     T values[Depth][rows];
+    // Level t's cells into its ring or, the last level, the output.
+    [[maybe_unused]] auto write_level = [&](int t) {
+      int const z = it + shift - r - t * L;
+      bool const wanted =
+          t < Depth ? exchanged(z) : (z >= z_begin && z < z_end);
+      if (!wanted) return;
+#pragma unroll
+      for (int j = 0; j < rows; ++j) {
+        T const value = values[t - 1][j];
+        if (t < Depth) {
+          if (edges_first && rim_source[j]) continue;
+          cell_plane(t, slot(t, 0))[j * S::row] = value;
+        } else if (output[j]) {
+          p.out[output_offset[j] + static_cast<long>(z) * p.stride_z] = value;
+        }
+      }
+    };
 #pragma unroll
     for (int t = 1; t <= Depth; ++t) {
       int const z = it + shift - r - t * L;
@@ -736,22 +774,28 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
           values[t - 1][j] = interior ? value : centre;
         }
       }
+      if constexpr (Inside) write_level(t);
     }
+    if constexpr (!Inside) {
+      // The loop write_level's body comes from, left as it was: calling
+      // write_level here moved registers (double j3d13pt's two-block
+      // kernel spilled 16 bytes).
 #pragma unroll
-    for (int t = 1; t <= Depth; ++t) {
-      int const z = it + shift - r - t * L;
-      bool const wanted =
-          t < Depth ? exchanged(z) : (z >= z_begin && z < z_end);
-      if (!wanted) continue;
+      for (int t = 1; t <= Depth; ++t) {
+        int const z = it + shift - r - t * L;
+        bool const wanted =
+            t < Depth ? exchanged(z) : (z >= z_begin && z < z_end);
+        if (!wanted) continue;
 #pragma unroll
-      for (int j = 0; j < rows; ++j) {
-        T const value = values[t - 1][j];
-        if (t < Depth) {
-          // Edge cells were written (and published) first.
-          if (edges_first && rim_source[j]) continue;
-          cell_plane(t, slot(t, 0))[j * S::row] = value;
-        } else if (output[j]) {
-          p.out[output_offset[j] + static_cast<long>(z) * p.stride_z] = value;
+        for (int j = 0; j < rows; ++j) {
+          T const value = values[t - 1][j];
+          if (t < Depth) {
+            // Edge cells were written (and published) first.
+            if (edges_first && rim_source[j]) continue;
+            cell_plane(t, slot(t, 0))[j * S::row] = value;
+          } else if (output[j]) {
+            p.out[output_offset[j] + static_cast<long>(z) * p.stride_z] = value;
+          }
         }
       }
     }

@@ -60,19 +60,28 @@ struct Kernel {
   /// The kernel for `depth` and `prefetch`: per depth one with plain loads
   /// and one staged, and where two blocks fit in an SM's shared memory one
   /// with plain loads compiled for two blocks per SM, chosen where it does
-  /// not spill.
-  static Function function(int depth, int prefetch) {
-    return function_at<1>(depth, prefetch > 0);
+  /// not spill. `inside`: every tile of the launch lies inside the grid in
+  /// x and y; where Op and T have a kernel for that (has_inside_kernel), it
+  /// takes the two-block kernel's place if it does not spill either.
+  static Function function(int depth, int prefetch, bool inside = false) {
+    return function_at<1>(depth, prefetch > 0, inside);
   }
   template <int Depth>
-  static Function function_at(int depth, bool staged) {
+  static Function function_at(int depth, bool staged, bool inside) {
     if constexpr (Depth < deepest) {
-      if (depth > Depth) return function_at<Depth + 1>(depth, staged);
+      if (depth > Depth) return function_at<Depth + 1>(depth, staged, inside);
     }
     if (staged) return &device_tiling_3d<T, Op, Depth, X, true>;
     if constexpr (two_blocks_fit<T, Op, Depth, X>) {
       static bool const two_spill =
           local_bytes(&device_tiling_3d<T, Op, Depth, X, false, 2>) > 0;
+      if constexpr (has_inside_kernel<T, Op, X>) {
+        constexpr auto inside_kernel =
+            &device_tiling_3d<T, Op, Depth, X, false, 2, threads_per_block,
+                              true>;
+        static bool const inside_spills = local_bytes(inside_kernel) > 0;
+        if (inside && !two_spill && !inside_spills) return inside_kernel;
+      }
       if (!two_spill) return &device_tiling_3d<T, Op, Depth, X, false, 2>;
     }
     return &device_tiling_3d<T, Op, Depth, X, false>;
@@ -299,6 +308,33 @@ struct LaunchShape {
   }
 };
 
+/// Whether every tile of `region` lies inside an nx-wide, ny-high plane.
+inline bool tiles_inside(Region const& region, int nx, int ny) {
+  return region.x0 >= 0 && region.y0 >= 0 &&
+         region.x0 + region.tiles_x * tile_x <= nx &&
+         region.y0 + region.tiles_y * tile_y <= ny;
+}
+
+/// The kernel a launch of `blocks` blocks runs: the one for tiles inside
+/// the grid where they are (`inside`) and Kernel::function has one, if it
+/// holds all `blocks` resident at once; else the kernel for every launch,
+/// whose occupancy the launch shape was cut for. The two may differ in
+/// registers, and so in blocks per SM (sm_90, float j3d7pt at depth 1: 66
+/// registers and 3 blocks per SM against 4).
+template <class T, class Op, class X, int DepthCap>
+auto launch_kernel(int depth, int prefetch, bool inside, int blocks) {
+  using K = Kernel<T, Op, X, DepthCap>;
+  auto const general = K::function(depth, prefetch);
+  auto const kernel = K::function(depth, prefetch, inside);
+  if (kernel == general) return general;
+  std::size_t const bytes = K::shared(depth, prefetch);
+  allow_dynamic_shared(kernel, bytes);
+  long const resident = static_cast<long>(resident_blocks_per_sm(
+                            kernel, threads_per_block, bytes)) *
+                        Kokkos::Cuda{}.cuda_device_prop().multiProcessorCount;
+  return resident >= blocks ? kernel : general;
+}
+
 inline LaunchShape launch_shape(int nz, int ny, int nx, int resident, int depth,
                                 int radius) {
   LaunchShape s;
@@ -384,9 +420,16 @@ void plan(Plan& p, int requested_depth, int requested_prefetch,
                    "of depth 1 exchanges nothing to keep in L2. "
                    "Use a depth of 2 or more, or l2_window = false");
   }
+  // The kernel the launches run: the one for tiles inside the grid where
+  // every region's tiles are and it has one.
+  bool const all_inside = std::all_of(
+      shape.regions.begin(), shape.regions.end(), [&](Region const& region) {
+        return tiles_inside(region, p.extents[2], p.extents[1]);
+      });
+  auto const kernel = launch_kernel<T, Op, Exchange<T>, DepthCap>(
+      depth, prefetch, all_inside, shape.blocks());
   cudaFuncAttributes attributes{};
-  STENCIL_CUDA_CHECK(
-      cudaFuncGetAttributes(&attributes, K::function(depth, prefetch)));
+  STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
 
   p.backend = Backend::native_cuda;
   p.policy = PolicyKind::device_tiling;
@@ -405,6 +448,7 @@ void plan(Plan& p, int requested_depth, int requested_prefetch,
   p.z_segments = shape.segments;
   p.exchange = std::string(name(Exchange<T>::kind));
   p.plane_sums = sums_planes<T, Op, Exchange<T>>;
+  p.inside_kernel = kernel != K::function(depth, prefetch, false);
   p.l2_window_bytes =
       l2_window ? l2_window_bytes(
                       exchange_bytes<T, Op, Exchange<T>>(depth, shape), device)
@@ -515,9 +559,11 @@ void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
           IsolatedTiles{},
           p.prefetch,
           shape.z_segment};
-      launch_cooperative(K::function(depth, p.prefetch), shape.blocks(),
-                         threads_per_block, K::shared(depth, p.prefetch),
-                         space.cuda_stream(), params);
+      auto const kernel = launch_kernel<T, Op, X, DepthCap>(
+          depth, p.prefetch, tiles_inside(region, nx, ny), shape.blocks());
+      launch_cooperative(kernel, shape.blocks(), threads_per_block,
+                         K::shared(depth, p.prefetch), space.cuda_stream(),
+                         params);
       buffer.next_tag += static_cast<unsigned>(iterations<T, Op, X>(nz, depth));
     }
     grid.swap();

@@ -68,6 +68,9 @@ struct Plan {
   /// reading each streamed plane's taps once per level and carrying 2r
   /// unfinished sums per cell in registers.
   bool plane_sums = false;
+  /// DeviceTiling: every tile lies inside the grid in x and y, and the
+  /// launches run the kernel for that (no per-cell boundary selects).
+  bool inside_kernel = false;
   /// Native kernels: loads in flight as asynchronous copies into shared
   /// memory (lines or planes ahead of the one computed); 0 = plain loads.
   int prefetch = 0;
