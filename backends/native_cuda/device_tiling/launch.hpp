@@ -521,6 +521,19 @@ void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
   LaunchShape const full = shape_for(p.depth);
   int const remainder = steps % p.depth;
   LaunchShape const last = remainder == 0 ? full : shape_for(remainder);
+  // The kernel of each region's launches, chosen once per shape rather than
+  // at every launch (the choice asks CUDA for the occupancy).
+  auto kernels_for = [&](LaunchShape const& shape, int depth) {
+    std::vector<typename K::Function> kernels;
+    for (Region const& region : shape.regions) {
+      kernels.push_back(launch_kernel<T, Op, X, DepthCap>(
+          depth, p.prefetch, tiles_inside(region, nx, ny), shape.blocks()));
+    }
+    return kernels;
+  };
+  auto const full_kernels = kernels_for(full, p.depth);
+  auto const last_kernels =
+      remainder == 0 ? full_kernels : kernels_for(last, remainder);
   // The larger need of the two launch shapes.
   std::size_t const bytes =
       std::max({static_cast<std::size_t>(X::cell_bytes),
@@ -542,7 +555,9 @@ void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
   for (int done = 0; done < steps;) {
     int const depth = std::min(p.depth, steps - done);
     LaunchShape const& shape = depth == p.depth ? full : last;
-    for (Region const& region : shape.regions) {
+    auto const& kernels = depth == p.depth ? full_kernels : last_kernels;
+    for (std::size_t k = 0; k < shape.regions.size(); ++k) {
+      Region const& region = shape.regions[k];
       Params3D<T, Op, X> const params{
           grid.current().data(),
           grid.next().data(),
@@ -559,9 +574,7 @@ void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
           IsolatedTiles{},
           p.prefetch,
           shape.z_segment};
-      auto const kernel = launch_kernel<T, Op, X, DepthCap>(
-          depth, p.prefetch, tiles_inside(region, nx, ny), shape.blocks());
-      launch_cooperative(kernel, shape.blocks(), threads_per_block,
+      launch_cooperative(kernels[k], shape.blocks(), threads_per_block,
                          K::shared(depth, p.prefetch), space.cuda_stream(),
                          params);
       buffer.next_tag += static_cast<unsigned>(iterations<T, Op, X>(nz, depth));
