@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -114,6 +115,20 @@ inline void expect_native_policy_applies(DeviceLimits const& device,
                  "Naive or SpatialBlocking");
   STENCIL_EXPECT(requested_depth >= 0, policy, ": depth is ", requested_depth,
                  "; use 1 or more, or 0 to let the plan choose");
+}
+
+/// The rank-3 native kernels index a padded xy plane (`ny` x `nx` cells
+/// and a `halo` on each side) with 32-bit offsets.
+inline void expect_plane_indexable(std::string_view policy, int ny, int nx,
+                                   int halo) {
+  long long const cells = (static_cast<long long>(ny) + 2 * halo) *
+                          (static_cast<long long>(nx) + 2 * halo);
+  STENCIL_EXPECT(cells <= std::numeric_limits<int>::max(), policy,
+                 ": an xy plane of the grid with its halo has ", cells,
+                 " cells; the native rank-3 kernels index a plane with 32-bit "
+                 "offsets, so at most ",
+                 std::numeric_limits<int>::max(),
+                 " (use Naive or SpatialBlocking for larger planes)");
 }
 
 /// A requested number of prefetch stages (`policy` names the one asking)

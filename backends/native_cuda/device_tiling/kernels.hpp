@@ -25,11 +25,13 @@
 // unfinished sums in registers; its ring keeps r + 2 planes as a star's
 // does.
 //
-// The input plane (level 0, with its rim) comes in an iteration ahead of
-// its use: with prefetch 0 as plain loads into registers, with prefetch
-// s > 0 as cp.async copies s iterations ahead into a staging ring of s + 1
-// planes after the levels' rings (each thread copies and later moves the
-// same cells, so its own wait is enough).
+// The input plane (level 0, with its rim) comes in ahead of its use: with
+// prefetch 0 as plain loads into registers an iteration ahead (float) or
+// as cp.async copies into its ring slot at the start of the iteration
+// that stores it (double, copies_input_to_ring), with prefetch s > 0 as
+// cp.async copies s iterations ahead into a staging ring of s + 1 planes
+// after the levels' rings (each thread copies and later moves the same
+// cells, so its own wait is enough).
 //
 // A region is a rectangle of tiles, at most one per resident block. When
 // the grid's xy plane needs more tiles, it is cut into regions that overlap
@@ -280,7 +282,7 @@ struct Params3D {
 /// levels need more than 128 registers, except a radius-1 star's up to
 /// depth 6 in float (sm_90: float j3d7pt at depth 5 on two blocks 497
 /// GCells/s against 475 at 4 on an H100; at depth 6 it takes 128
-/// registers, and spills at 7; double j3d7pt at depth 4 takes 126
+/// registers, and spills at 7; double j3d7pt at depth 4 takes 128
 /// registers, float j3d13pt spills at 4 and 5).
 template <class T, class Op, int Depth, class X>
 inline constexpr bool two_blocks_fit =
@@ -312,6 +314,22 @@ template <class T, class Op, class X>
 inline constexpr bool has_inside_kernel =
     sizeof(T) == 4 &&
     (Op::shape == Shape::star) && Op::radius == 1 && X::shares_rims;
+
+/// Whether the plain-load kernel (prefetch 0) for values of type T copies
+/// the input plane with cp.async straight into its level-0 ring slot, at
+/// the start of the iteration that stores it, instead of loading it into
+/// registers an iteration ahead and storing it at the iteration's end:
+/// the slot is free for the whole iteration, and the registers that held
+/// the plane (10 in double) go to the levels. Double only: on one H100,
+/// 2560x352x384, default depths, GCells/s against the register loads
+/// (perf_tests/results/nvidia-h100-input-to-ring.md): device tiling
+/// j3d7pt 308 against 294, j3d13pt 205 against 195, poisson 235 against
+/// 216, j3d17pt-prescaled 285 against 225 (its depth-3 kernel keeps two
+/// blocks per SM), j3d27pt-prescaled 214 against 209; SM tiling +5-17%,
+/// but j3d13pt 0.98. Float j3d7pt lost 9% (533 against 585, a trial
+/// build): a 4-byte copy per cell, twice as many as in double per byte.
+template <class T>
+inline constexpr bool copies_input_to_ring = sizeof(T) == 8;
 
 /// `Staged`: the input comes through the staging ring (prefetch > 0); a
 /// kernel of its own, so that the plain-load kernel stays as it was.
@@ -503,7 +521,11 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   // flight during the barrier and the rim exchange. Thread-invariant parts
   // of each loaded cell's address are computed once.
   constexpr int loads = (S::plane + Threads - 1) / Threads;
-  long input_offset[loads];
+  constexpr bool direct = copies_input_to_ring<T> && !Staged;
+  // Copies into the ring: offsets within a padded plane, 32 bits each (a
+  // plan refuses planes beyond that: expect_plane_indexable), from a plane
+  // pointer set once per iteration.
+  std::conditional_t<direct, int, long> input_offset[loads];
   bool input_inside[loads];
 #pragma unroll
   for (int i = 0; i < loads; ++i) {
@@ -511,7 +533,12 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     int const y = y_origin + k / S::row - r, x = x_origin + k % S::row - r;
     input_inside[i] = k < S::plane && y >= -p.halo && y < p.ny + p.halo &&
                       x >= -p.halo && x < p.nx + p.halo;
-    input_offset[i] = input_inside[i] ? grid_index(0, y, x) : 0;
+    if constexpr (direct) {
+      input_offset[i] =
+          input_inside[i] ? (y + p.halo) * p.stride_y + (x + p.halo) : 0;
+    } else {
+      input_offset[i] = input_inside[i] ? grid_index(0, y, x) : 0;
+    }
   }
   T incoming[loads];
   auto fetch_input = [&](int z) {
@@ -546,7 +573,9 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     async.commit();
   };
   int issue_slot = stages, read_slot = 0;
-  if constexpr (!Staged) {
+  if constexpr (direct) {
+    // Each plane is copied at the start of the iteration that stores it.
+  } else if constexpr (!Staged) {
     fetch_input(z_first);
   } else {
     for (int k = 0; k < stages; ++k) stage_input(z_first + k, k);
@@ -630,6 +659,27 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     constexpr auto slot = [](int t, int dz) {
       return S::slot(phase - r - t * L + dz);
     };
+    // The input plane into its ring slot, which no level reads in this
+    // iteration (the slots of a ring differ, as below): the copies land
+    // while the levels compute, and are waited for before the barrier.
+    if constexpr (direct) {
+      if (int const z = it + shift - r; z < z_last) {
+        T* const plane = rings + slot(0, 0) * S::plane;
+        T const* const from = p.in + static_cast<long>(z + p.halo) * p.stride_z;
+        bool const z_inside = z >= -p.halo;
+#pragma unroll
+        for (int i = 0; i < loads; ++i) {
+          int const k = static_cast<int>(threadIdx.x) + i * Threads;
+          if (k >= S::plane) continue;
+          if (z_inside && input_inside[i]) {
+            RuntimeAsyncCopy::copy(plane + k, from + input_offset[i]);
+          } else {
+            plane[k] = T(0);
+          }
+        }
+        RuntimeAsyncCopy::commit();
+      }
+    }
     // Depth 1 exchanges nothing, and has no use for it.
     [[maybe_unused]] unsigned const tag =
         p.tag_base + static_cast<unsigned>(it) + 1u;
@@ -799,9 +849,12 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
         }
       }
     }
-    // Level 0: the input plane, with its rim, loaded last iteration (or
-    // copied `stages` iterations ago).
-    if (int const z = it + shift - r; z < z_last) {
+    // Level 0: the input plane, with its rim, copied into its slot at this
+    // iteration's start, loaded last iteration, or copied `stages`
+    // iterations ago.
+    if constexpr (direct) {
+      RuntimeAsyncCopy::wait_all_but(0);
+    } else if (int const z = it + shift - r; z < z_last) {
       T* const plane = rings + slot(0, 0) * S::plane;
       if constexpr (Staged) {
         stage_input(z + stages, issue_slot);

@@ -378,6 +378,7 @@ void plan(Plan& p, int requested_depth, int requested_prefetch,
   DeviceLimits const device = current_device_limits();
   expect_native_policy_applies(device, "DeviceTiling", p.boundary,
                                requested_depth);
+  expect_plane_indexable("DeviceTiling", p.extents[1], p.extents[2], p.halo);
   int const prefetch = resolve_prefetch(device, "DeviceTiling",
                                         requested_prefetch, default_prefetch);
   int const max_depth = K::max_depth(device, prefetch);
@@ -660,6 +661,8 @@ void plan_isolated(Plan& p, int requested_depth, int requested_prefetch) {
   DeviceLimits const device = current_device_limits();
   expect_native_policy_applies(device, "TemporalBlocking", p.boundary,
                                requested_depth);
+  expect_plane_indexable("TemporalBlocking", p.extents[1], p.extents[2],
+                         p.halo);
   int const prefetch = resolve_prefetch(device, "TemporalBlocking",
                                         requested_prefetch, default_prefetch);
   int const max_depth = K::max_depth(device, prefetch);
