@@ -483,6 +483,31 @@ TEST(DeviceTiling, RefusesWhatItCannotRun) {
           std::to_string(deepest_staged));
   Kokkos::fence();
   EXPECT_EQ(stencil_test::read_back(grid).data, before.data);
+  // An xy plane past the kernels' 32-bit plane offsets, and the largest
+  // that fits with the same x extent: (46337 + 2) x (46341 + 2) cells with
+  // the halo is 2^31 - 1 + 4630, (46336 + 2) x (46341 + 2) fits. Both plans
+  // decide from the grid's description (no such grid fits in a test).
+  stencil::Plan wide;
+  wide.extents = {3, 46337, 46341};
+  wide.halo = 1;
+  wide.radius = 1;
+  wide.value_size = 8;
+  stencil::Plan fits = wide;
+  fits.extents[1] = 46336;
+  for (auto const plan :
+       {+[](stencil::Plan& p) { dt::plan<double, J3d7pt>(p, 2, 0); },
+        +[](stencil::Plan& p) {
+          dt::plan_isolated<double, J3d7pt>(p, 2, 0);
+        }}) {
+    stencil_test::expect_refused_with(
+        [&] {
+          stencil::Plan p = wide;
+          plan(p);
+        },
+        "an xy plane of the grid with its halo has 2147488277 cells");
+    stencil::Plan p = fits;
+    EXPECT_NO_THROW(plan(p));
+  }
 }
 
 TEST(DeviceTiling, PlanReportsTheLaunch) {
