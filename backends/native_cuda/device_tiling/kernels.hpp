@@ -517,9 +517,10 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
                                [carried > 0 ? carried : 1][edges_per_thread] =
                                    {};
 
-  // The level-0 plane is loaded one iteration ahead: its loads are in
-  // flight during the barrier and the rim exchange. Thread-invariant parts
-  // of each loaded cell's address are computed once.
+  // The level-0 plane is loaded one iteration ahead (its loads in flight
+  // during the barrier and the rim exchange) or, in double, copied at the
+  // start of its own iteration. Thread-invariant parts of each loaded
+  // cell's address are computed once.
   constexpr int loads = (S::plane + Threads - 1) / Threads;
   constexpr bool direct = copies_input_to_ring<T> && !Staged;
   // Copies into the ring: offsets within a padded plane, 32 bits each (a
