@@ -74,7 +74,8 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
     if (p.rank == 2) out << " x " << p.tile.y << " rows";
   }
   // The temporal kernels load the input an iteration ahead even without
-  // cp.async; the sweep loads it when it needs it.
+  // cp.async (or, rank 3 in double, copy each plane into its ring slot as
+  // its iteration starts); the sweep loads it when it needs it.
   auto print_prefetch = [&](char const* plain) {
     out << ", prefetch ";
     if (p.prefetch > 0 && p.bulk_copy) {
@@ -85,9 +86,14 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
       out << "off (" << plain << ")";
     }
   };
+  char const* const temporal_plain =
+      p.input_to_ring
+          ? "each input plane copied with cp.async into its ring slot as "
+            "its iteration starts"
+          : "plain loads, an iteration ahead";
   if (p.policy == PolicyKind::temporal_blocking) {
     print_prefetch(p.rank == 1 ? "the tile loaded once per launch"
-                               : "plain loads, an iteration ahead");
+                               : temporal_plain);
     out << ", threads " << p.team_size;
     if (p.rank == 2) {
       out << " (" << p.columns_per_thread
@@ -110,7 +116,7 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
       out << " (L2 window: " << p.l2_window_bytes
           << " B of it kept as persisting lines)";
     }
-    print_prefetch("plain loads, an iteration ahead");
+    print_prefetch(temporal_plain);
     out << ", threads " << p.team_size << ", registers " << p.registers
         << ", local memory " << p.local_memory_bytes << " B/thread"
         << ", shared " << p.scratch_bytes << " B/block, blocks/SM "

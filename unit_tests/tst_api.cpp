@@ -158,6 +158,42 @@ TYPED_TEST(Api, PlanDescribesTheRunAndIsReusable) {
                                     stencil::Boundary::fixed, 5));
 }
 
+// How a rank-3 native temporal plan says its input comes in, read from
+// its text (all a user sees of it). Filled in by hand, so that it runs on
+// every build: only a CUDA build makes native plans.
+TEST(PlanText, SaysHowTheRank3TemporalKernelsLoadTheirInput) {
+  auto text = [](stencil::Plan const& p) {
+    std::ostringstream s;
+    s << p;
+    return s.str();
+  };
+  stencil::Plan p;
+  p.backend = stencil::Backend::native_cuda;
+  p.space_backend = stencil::Backend::native_cuda;
+  p.rank = 3;
+  p.depth = 4;
+  for (auto const policy : {stencil::PolicyKind::device_tiling,
+                            stencil::PolicyKind::temporal_blocking}) {
+    p.policy = policy;
+    p.prefetch = 0;
+    p.input_to_ring = false;
+    EXPECT_NE(text(p).find("prefetch off (plain loads, an iteration ahead)"),
+              std::string::npos)
+        << text(p);
+    p.input_to_ring = true;
+    EXPECT_NE(text(p).find("prefetch off (each input plane copied with "
+                           "cp.async into its ring slot as its iteration "
+                           "starts)"),
+              std::string::npos)
+        << text(p);
+    EXPECT_EQ(text(p).find("an iteration ahead"), std::string::npos) << text(p);
+    p.input_to_ring = false;
+    p.prefetch = 2;
+    EXPECT_NE(text(p).find("prefetch 2 (cp.async)"), std::string::npos)
+        << text(p);
+  }
+}
+
 // The model predicts where its device figures come from the native
 // backend's calibration, and says why not elsewhere.
 TYPED_TEST(Api, PlanCarriesTheModelsPrediction) {

@@ -607,6 +607,11 @@ TEST(DeviceTiling, PlanReportsTheLaunch) {
       stencil::plan(Kokkos::Cuda{}, grid, stencil::suite::Poisson19pt{},
                     stencil::TemporalBlocking{});
   EXPECT_FALSE(sm_tiling.plane_sums || says_summed(sm_tiling)) << sm_tiling;
+  // With plain loads, double input planes are copied into their ring slot
+  // (copies_input_to_ring) in device and SM tiling; float planes are not.
+  EXPECT_TRUE(double_box.input_to_ring) << double_box;
+  EXPECT_TRUE(sm_tiling.input_to_ring) << sm_tiling;
+  EXPECT_FALSE(float_box.input_to_ring) << float_box;
   two_blocks_deepest(single, stencil::suite::J3d7pt{});
   two_blocks_deepest(single, stencil::suite::J3d13pt{});
   auto const staged =

@@ -449,6 +449,7 @@ void plan(Plan& p, int requested_depth, int requested_prefetch,
   p.z_segments = shape.segments;
   p.exchange = std::string(name(Exchange<T>::kind));
   p.plane_sums = sums_planes<T, Op, Exchange<T>>;
+  p.input_to_ring = copies_input_to_ring<T> && prefetch == 0;
   p.inside_kernel = kernel != K::function(depth, prefetch, false);
   p.l2_window_bytes =
       l2_window ? l2_window_bytes(
@@ -716,6 +717,7 @@ void plan_isolated(Plan& p, int requested_depth, int requested_prefetch) {
   p.blocks_per_sm = resident / device.multiprocessors;
   p.exchange = std::string(name(NoExchange<T>::kind));
   p.plane_sums = sums_planes<T, Op, NoExchange<T>>;
+  p.input_to_ring = copies_input_to_ring<T> && prefetch == 0;
   p.device = device.name;
 }
 

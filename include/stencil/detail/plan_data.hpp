@@ -76,6 +76,10 @@ struct Plan {
   int prefetch = 0;
   /// StreamingSweep: the prefetch moves whole lines with cp.async.bulk.
   bool bulk_copy = false;
+  /// Rank-3 TemporalBlocking and DeviceTiling with prefetch 0, double: each
+  /// input plane is copied with cp.async straight into its ring slot in the
+  /// iteration that stores it, not loaded into registers an iteration ahead.
+  bool input_to_ring = false;
   /// DeviceTiling: bytes of the exchange buffer its launches keep in L2 as
   /// persisting lines (DeviceTiling::l2_window); 0 for none.
   std::size_t l2_window_bytes = 0;
