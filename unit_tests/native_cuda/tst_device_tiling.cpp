@@ -376,8 +376,8 @@ void check_l2_window(Op const& op, std::array<int, 3> extents, int depth,
   auto const device = stencil::native_cuda::current_device_limits();
   EXPECT_EQ(
       p.l2_window_bytes,
-      std::min({dt::exchange_parities * (depth - 1) * exchanged_cells *
-                    dt::Exchange<T>::cell_bytes,
+      std::min({dt::exchange_parities<Op, dt::Exchange<T>> * (depth - 1) *
+                    exchanged_cells * dt::Exchange<T>::cell_bytes,
                 device.persisting_l2_max, device.access_policy_window_max}))
       << p;
   std::ostringstream text;

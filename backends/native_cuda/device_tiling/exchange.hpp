@@ -12,10 +12,11 @@
 //    it reads, for exactly those cells, and no fence or barrier is needed
 //    (the tag and the value cannot be seen apart).
 // An exchange plane holds the edge cells of every tile of a region, tile
-// after tile (kernels.hpp). The buffer holds two planes per exchanged level,
-// one per iteration parity: a block cannot publish iteration it + 2 before
-// its neighbours have published it + 1, which they do only after reading
-// iteration it (kernels.hpp, exchange_parities).
+// after tile (kernels.hpp). The buffer holds two or four planes per
+// exchanged level, indexed by the publishing iteration: a block cannot
+// publish iteration it + 2 before its neighbours have published it + 1,
+// which they do only after reading iteration it; four where the rims are
+// read an iteration late (kernels.hpp, rim_lag and exchange_parities).
 #pragma once
 
 #include <native_cuda/common/cuda_check.hpp>

@@ -290,17 +290,37 @@ inline constexpr bool two_blocks_fit =
      (Op::shape == Shape::star && Op::radius == 1 && Depth <= 6)) &&
     2 * (shared_bytes<T, Op, X>(Depth) + 1024) <= 233472;
 
-/// Exchange planes per level, indexed by the publishing iteration's
-/// parity: a block cannot publish iteration it + 2 before its neighbours
-/// have published it + 1, which they do only after reading iteration it.
-/// The rims are read in the iteration that publishes them: reading a
-/// radius-1 star's an iteration late (it needs a plane's rims only r + 1
-/// iterations after computing it), with four planes per level, ran 4-5%
-/// slower (H200, j3d7pt, double and float, both domains:
-/// perf_tests/results/nvidia-h200-star-rims-at-once.md), and 3-8% slower
-/// for the radius-1 boxes, whose levels must then lag a plane more (H100,
-/// nvidia-h100-box-late-rims.md).
-inline constexpr int exchange_parities = 2;
+/// Iterations between a block's publishing its edges and its neighbours'
+/// reading them as rims, for stencil `Op` with exchange X. A star reads a
+/// plane's rims only once the plane is its centre, r + 1 iterations after
+/// computing it (the planes above are read at the centre column), so with
+/// the tagged exchange a radius-1 star's blocks read, at the end of an
+/// iteration, the rims published an iteration earlier: a neighbour may be
+/// up to two iterations behind before a block waits, and no register is
+/// held across the levels. On two H100s, 2560x352x384, against reading
+/// them in the iteration that publishes them
+/// (perf_tests/results/nvidia-h100-late-star-rims.md): double j3d7pt
+/// 311-312 GCells/s against 307-308 at its default depth 4, 265.6-266.2
+/// against 254.8 on 2560x288x384; float j3d7pt 592 against 585-586.
+/// Radius 2 reads them at once: late, double j3d13pt's two-block kernel
+/// spills (16 bytes at depth 2) and ran 0.88x on one block, float 0.83x.
+/// An earlier form (5c6511d) issued the loads as the iteration started and
+/// held the words across it: 4-5% slower (nvidia-h200-star-rims-at-once.md).
+/// A box reads the plane above whole in the very next iteration: 0.
+template <class Op, class X>
+inline constexpr int rim_lag = Op::shape == Shape::star&& Op::radius == 1 &&
+                                       X::kind == ExchangeKind::tagged
+                                   ? 1
+                                   : 0;
+
+/// Exchange planes per level, indexed by the publishing iteration modulo
+/// their number. Rims read at once: a block cannot publish iteration it + 2
+/// before its neighbours have published it + 1, which they do only after
+/// reading iteration it; two planes. Rims read an iteration late: it + 3
+/// needs the neighbours' it + 1 only, published before they read
+/// iteration it (at the end of it + 1); four planes.
+template <class Op, class X>
+inline constexpr int exchange_parities = rim_lag<Op, X> == 0 ? 2 : 4;
 
 /// Whether device tiling has a kernel of its own for launches whose tiles
 /// all lie inside the grid in x and y (`Inside` below), for stencil `Op`
@@ -351,7 +371,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   constexpr bool sums = sums_planes<T, Op, Exchange>;
   using S = TileShapeOf<T, Op, Exchange>;
   constexpr int L = S::lag;
-  constexpr int parities = exchange_parities;
+  constexpr int parities = exchange_parities<Op, Exchange>;
+  constexpr int rims_late = rim_lag<Op, Exchange>;
   extern __shared__ __align__(16) unsigned char shared_raw[];
   T* const rings = reinterpret_cast<T*>(shared_raw);
 
@@ -702,7 +723,16 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     // loops below: with those going through rim_z too, ptxas allocated
     // registers differently in most kernels, and double j3d13pt's default
     // (depth 2, two blocks per SM) spilled 4 bytes (sm_90, CUDA 13).
-    [[maybe_unused]] auto rim_z = [&](int t) { return it + shift - r - t * L; };
+    [[maybe_unused]] auto rim_z = [&](int t) {
+      return it - rims_late + shift - r - t * L;
+    };
+    // The iteration the rims read here were published in, and whether it
+    // published them (nothing was before the first).
+    [[maybe_unused]] int const rim_it = it - rims_late;
+    [[maybe_unused]] unsigned const rim_tag = tag - rims_late;
+    [[maybe_unused]] auto rims_exist = [&](int t) {
+      return (rims_late == 0 || rim_it >= 0) && exchanged(rim_z(t));
+    };
     [[maybe_unused]]
     typename Exchange::Raw raw[Depth > 1 ? Depth - 1 : 1][rim_per_thread] = {};
     [[maybe_unused]] T fixed[Depth > 1 ? Depth - 1 : 1][rim_per_thread];
@@ -710,12 +740,12 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
 #pragma unroll
       for (int t = 1; t < Depth; ++t) {
         int const z = rim_z(t);
-        bool const published = exchanged(z);
+        bool const published = rims_exist(t);
         bool const z_padded = z >= -p.halo && z < p.nz + p.halo;
 #pragma unroll
         for (int i = 0; i < rim_per_thread; ++i) {
           if (published && rim[i].from_exchange) {
-            raw[t - 1][i] = p.exchange.fetch(exchange_plane(t, it) +
+            raw[t - 1][i] = p.exchange.fetch(exchange_plane(t, rim_it) +
                                              rim[i].exchange_offset);
           }
           fixed[t - 1][i] = rim[i].input_inside && z_padded
@@ -895,13 +925,13 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
         all_ready = true;
 #pragma unroll
         for (int t = 1; t < Depth; ++t) {
-          bool const published = exchanged(rim_z(t));
+          bool const published = rims_exist(t);
 #pragma unroll
           for (int i = 0; i < rim_per_thread; ++i) {
             if (published && rim[i].from_exchange &&
-                !Exchange::ready(raw[t - 1][i], tag)) {
+                !Exchange::ready(raw[t - 1][i], rim_tag)) {
               all_ready = false;
-              raw[t - 1][i] = p.exchange.fetch(exchange_plane(t, it) +
+              raw[t - 1][i] = p.exchange.fetch(exchange_plane(t, rim_it) +
                                                rim[i].exchange_offset);
             }
           }
@@ -909,8 +939,9 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       }
 #pragma unroll
       for (int t = 1; t < Depth; ++t) {
-        if (!exchanged(rim_z(t))) continue;
-        T* const plane = rings + (t * S::ring + slot(t, 0)) * S::plane;
+        if (!rims_exist(t)) continue;
+        // The plane they belong to: the one written in iteration rim_it.
+        T* const plane = rings + (t * S::ring + slot(t, -rims_late)) * S::plane;
 #pragma unroll
         for (int i = 0; i < rim_per_thread; ++i) {
           T const value = rim[i].from_exchange ? Exchange::value(raw[t - 1][i])

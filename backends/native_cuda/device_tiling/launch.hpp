@@ -351,7 +351,7 @@ inline LaunchShape launch_shape(int nz, int ny, int nx, int resident, int depth,
 /// every tile of a region, for each z segment.
 template <class T, class Op, class X>
 std::size_t exchange_bytes(int depth, LaunchShape const& shape) {
-  return static_cast<std::size_t>(exchange_parities) * (depth - 1) *
+  return static_cast<std::size_t>(exchange_parities<Op, X>) * (depth - 1) *
          shape.blocks() * TileShapeOf<T, Op, X>::edge_cells * X::cell_bytes;
 }
 
