@@ -301,9 +301,9 @@ inline constexpr bool two_blocks_fit =
 /// them in the iteration that publishes them
 /// (perf_tests/results/nvidia-h100-late-star-rims.md): double j3d7pt
 /// 311-312 GCells/s against 307-308 at its default depth 4, 265.6-266.2
-/// against 254.8 on 2560x288x384; float j3d7pt 592 against 585-586.
+/// against 254.8 on 2560x288x384; float j3d7pt 592 against 584-586.
 /// Radius 2 reads them at once: late, double j3d13pt's two-block kernel
-/// spills (16 bytes at depth 2) and ran 0.88x on one block, float 0.83x.
+/// spills (16 bytes at depth 2) and ran 0.89x on one block, float 0.83x.
 /// An earlier form (5c6511d) issued the loads as the iteration started and
 /// held the words across it: 4-5% slower (nvidia-h200-star-rims-at-once.md).
 /// A box reads the plane above whole in the very next iteration: 0.
