@@ -140,6 +140,40 @@ constexpr bool frame_index_inverts(int width, int height, int r) {
 static_assert(frame_index_inverts(32, 32, 1) &&
               frame_index_inverts(32, 32, 2) && frame_index_inverts(34, 34, 1));
 
+/// Cell k of the rim a star reads around a width x height tile, in the
+/// coordinates of the tile plus rim: the frame of frame_cell without its
+/// four r x r corners, which no tap of a star reaches (the top band, the
+/// bottom band, then the left and right bands row by row).
+__host__ __device__ constexpr FrameCell star_rim_cell(int k, int width,
+                                                      int height, int r) {
+  int const band = r * width;
+  if (k < band) return {k / width, r + k % width};
+  if (k < 2 * band)
+    return {r + height + (k - band) / width, r + (k - band) % width};
+  int const side = k - 2 * band;
+  int const c = side % (2 * r);
+  return {r + side / (2 * r), c < r ? c : width + c};
+}
+/// Whether star_rim_cell numbers every rim cell a star reads once and no
+/// corner.
+constexpr bool star_rim_cells_cover(int width, int height, int r) {
+  int const cells = 2 * r * (width + height);
+  int seen[(32 + 4) * (32 + 4)] = {};
+  for (int k = 0; k < cells; ++k) {
+    auto const [y, x] = star_rim_cell(k, width, height, r);
+    bool const rows_in = y >= r && y < r + height;
+    bool const columns_in = x >= r && x < r + width;
+    if (y < 0 || y >= height + 2 * r || x < 0 || x >= width + 2 * r ||
+        rows_in == columns_in) {
+      return false;  // outside, inside the tile, or a corner
+    }
+    if (seen[y * (width + 2 * r) + x]++ != 0) return false;
+  }
+  return true;
+}
+static_assert(star_rim_cells_cover(32, 32, 1) &&
+              star_rim_cells_cover(32, 32, 2));
+
 /// Whether the kernel sums stencil `Op` on values of type T plane by
 /// plane: a box whose functor is linear, in double, in device tiling
 /// (exchange X shares rims). Its level reads each tap of the planes it
@@ -324,15 +358,16 @@ inline constexpr int exchange_parities = rim_lag<Op, X> == 0 ? 2 : 4;
 
 /// Whether device tiling has a kernel of its own for launches whose tiles
 /// all lie inside the grid in x and y (`Inside` below), for stencil `Op`
-/// on values of type T with exchange X: radius-1 stars in float, where it
-/// was measured to pay. On one H100, 2560x352x384, default depths (two
-/// blocks per SM), GCells/s (perf_tests/results/nvidia-h100-inside-tiles.md):
-/// float j3d7pt 586 against 541 (depth 6), float j3d13pt 348 against
-/// 345, double j3d7pt 293 against 294 (depth 4), and the double j3d13pt
-/// and poisson kernels spill.
+/// on values of type T with exchange X: radius-1 stars, where it was
+/// measured to pay. On one H100, 2560x352x384, default depths (two blocks
+/// per SM), GCells/s (perf_tests/results/nvidia-h100-inside-tiles.md):
+/// float j3d7pt 586 against 541 (depth 6), float j3d13pt 348 against 345,
+/// double j3d7pt 293 against 294 (depth 4), and the double j3d13pt and
+/// poisson kernels spill. Double j3d7pt gained from it once its warps
+/// split the rim work (`splits_rim_work`): 1.010-1.014 on another H100
+/// (nvidia-h100-rim-work-split.md).
 template <class T, class Op, class X>
 inline constexpr bool has_inside_kernel =
-    sizeof(T) == 4 &&
     (Op::shape == Shape::star) && Op::radius == 1 && X::shares_rims;
 
 /// Whether the plain-load kernel (prefetch 0) for values of type T copies
@@ -462,15 +497,25 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     int exchange_offset;  // within an exchange plane
     long input_offset;
   };
-  constexpr int rim_per_thread = (S::rim_cells + Threads - 1) / Threads;
+  // Radius-1 stars share the rim work between the warps: the rim loads,
+  // at the iteration's end, on warps 0-3 (a star reads no rim corner: 128
+  // cells), and the edges, computed first, on warps 4-7 (`first_edge_thread`
+  // below), so that no warp does both.
+  constexpr bool splits_rim_work =
+      star && r == 1 && Exchange::shares_rims && Depth > 1;
+  constexpr int rim_reads =
+      splits_rim_work ? 2 * r * (tile_x + tile_y) : S::rim_cells;
+  constexpr int rim_per_thread = (rim_reads + Threads - 1) / Threads;
   RimCell rim[rim_per_thread];
 #pragma unroll
   for (int i = 0; i < rim_per_thread; ++i) {
     int const k = static_cast<int>(threadIdx.x) + i * Threads;
-    auto const [sy, sx] = frame_cell(k, S::row, tile_y + 2 * r, r);
+    auto const [sy, sx] = splits_rim_work
+                              ? star_rim_cell(k, tile_x, tile_y, r)
+                              : frame_cell(k, S::row, tile_y + 2 * r, r);
     int const y = y_origin + sy - r, x = x_origin + sx - r;
     RimCell& c = rim[i];
-    c.valid = k < S::rim_cells;
+    c.valid = k < rim_reads;
     c.shared_offset = c.valid ? sy * S::row + sx : 0;
     bool const in_grid = y >= 0 && y < p.ny && x >= 0 && x < p.nx;
     bool const in_region =
@@ -504,6 +549,11 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   constexpr int edge_cells = S::edge_cells;
   constexpr int edges_per_thread =
       edges_first ? (edge_cells + Threads - 1) / Threads : 1;
+  constexpr int first_edge_thread =
+      splits_rim_work ? Threads - edges_per_thread * edge_cells : 0;
+  static_assert(!splits_rim_work ||
+                (edges_per_thread == 1 && rim_reads <= first_edge_thread &&
+                 rim_reads % 32 == 0));
   struct EdgeCell {
     bool valid, xy_interior;
     int ring_offset;  // from the start of a ring plane
@@ -512,11 +562,13 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   EdgeCell edge[edges_per_thread];
 #pragma unroll
   for (int i = 0; i < edges_per_thread; ++i) {
-    int const k = static_cast<int>(threadIdx.x) + i * Threads;
+    int const k =
+        static_cast<int>(threadIdx.x) + i * Threads - first_edge_thread;
     auto const [ey, ex] = frame_cell(k, tile_x, tile_y, r);
     int const y = y_origin + ey, x = x_origin + ex;
     EdgeCell& e = edge[i];
-    e.valid = edges_first && k < edge_cells;
+    e.valid =
+        edges_first && (first_edge_thread == 0 || k >= 0) && k < edge_cells;
     e.xy_interior = Inside || (y >= 0 && y < p.ny && x >= 0 && x < p.nx);
     e.ring_offset = e.valid ? (ey + r) * S::row + ex + r : 0;
     e.exchange_offset = e.valid ? tile * edge_cells + k : 0;
