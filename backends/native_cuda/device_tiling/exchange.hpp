@@ -6,8 +6,9 @@
 //    the grid, and the barrier's fence, arrival and poll are three L2 round
 //    trips on the critical path before the loads' own.
 //  - TaggedExchange: every value travels with the iteration's tag in the
-//    same 64-bit word (a double as two words, one per half), stored and
-//    loaded as single-copy atomic words. A reader polls the words it needs
+//    same 64-bit word (a double as two words, one per half, stored and
+//    loaded together by one 16-byte access), stored and loaded as
+//    single-copy atomic words. A reader polls the words it needs
 //    until their tags match: it waits only for the neighbours whose cells
 //    it reads, for exactly those cells, and no fence or barrier is needed
 //    (the tag and the value cannot be seen apart).
@@ -107,19 +108,36 @@ struct TaggedExchange {
   __device__ void publish(long cell, T value, unsigned tag) const {
     std::uint32_t half[words];
     std::memcpy(half, &value, sizeof(T));
+    std::uint64_t word[words];
 #pragma unroll
     for (int w = 0; w < words; ++w) {
-      atomic(cell * words + w)
-          .store(static_cast<std::uint64_t>(tag) << 32 | half[w],
-                 cuda::memory_order_relaxed);
+      word[w] = static_cast<std::uint64_t>(tag) << 32 | half[w];
+    }
+    if constexpr (words == 2) {
+      // One 16-byte store, and one 16-byte load in fetch: with a relaxed
+      // atomic per word, double j3d7pt ran 0.91x (H100,
+      // perf_tests/results/nvidia-h100-exchange-words.md). Each element of a
+      // vector access is a single-copy atomic of its own (PTX memory model),
+      // and each word carries its tag, so a reader sees a word whole or not at
+      // all.
+      asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(
+                       buffer + cell * words),
+                   "l"(word[0]), "l"(word[1])
+                   : "memory");
+    } else {
+      atomic(cell * words).store(word[0], cuda::memory_order_relaxed);
     }
   }
   __device__ static void arrive() {}
   __device__ Raw fetch(long cell) const {
     Raw raw;
-#pragma unroll
-    for (int w = 0; w < words; ++w) {
-      raw.word[w] = atomic(cell * words + w).load(cuda::memory_order_relaxed);
+    if constexpr (words == 2) {
+      asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
+                   : "=l"(raw.word[0]), "=l"(raw.word[1])
+                   : "l"(buffer + cell * words)
+                   : "memory");
+    } else {
+      raw.word[0] = atomic(cell * words).load(cuda::memory_order_relaxed);
     }
     return raw;
   }
