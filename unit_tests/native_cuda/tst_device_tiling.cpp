@@ -267,14 +267,11 @@ TEST(SmTiling, RefusesWhatItCannotRun) {
   EXPECT_EQ(stencil_test::read_back(grid).data, before.data);
 }
 
-// A plane of whole tiles (64x96, 2x3 tiles) that one region covers: float
-// radius-1 stars run the kernel for tiles inside the grid wherever the
-// kernel for two or more blocks per SM runs, at every depth and in z
-// segments side by side. A plane not a whole number of tiles, double and
-// radius 2 run the kernel for every launch.
-// The kernel for tiles inside the grid in x and y (radius-1 stars, float
-// and double): taken at every depth that runs two blocks per SM where the
-// tiles are whole, never where one is cut.
+// A plane of whole tiles (64x96, 2x3 tiles) that one region covers:
+// radius-1 stars, float and double, run the kernel for tiles inside the
+// grid wherever the kernel for two or more blocks per SM runs, at every
+// depth and in z segments side by side. A plane not a whole number of tiles
+// and radius 2 run the kernel for every launch.
 template <class T>
 void check_tiles_inside() {
   using stencil::suite::J3d7pt;
