@@ -119,7 +119,8 @@ struct TaggedExchange {
       // perf_tests/results/nvidia-h100-exchange-words.md). Each element of a
       // vector access is a single-copy atomic of its own (PTX memory model),
       // and each word carries its tag, so a reader sees a word whole or not at
-      // all.
+      // all. A cell is 16 bytes and the buffer a Kokkos allocation (at least
+      // 64-byte aligned), so every access is aligned.
       asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(
                        buffer + cell * words),
                    "l"(word[0]), "l"(word[1])

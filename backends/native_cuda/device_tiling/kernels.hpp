@@ -157,8 +157,9 @@ __host__ __device__ constexpr FrameCell star_rim_cell(int k, int width,
 /// Whether star_rim_cell numbers every rim cell a star reads once and no
 /// corner.
 constexpr bool star_rim_cells_cover(int width, int height, int r) {
+  if (width > tile_x || height > tile_y || r > 2) return false;  // `seen`
   int const cells = 2 * r * (width + height);
-  int seen[(32 + 4) * (32 + 4)] = {};
+  int seen[(tile_x + 4) * (tile_y + 4)] = {};
   for (int k = 0; k < cells; ++k) {
     auto const [y, x] = star_rim_cell(k, width, height, r);
     bool const rows_in = y >= r && y < r + height;
@@ -567,6 +568,9 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     auto const [ey, ex] = frame_cell(k, tile_x, tile_y, r);
     int const y = y_origin + ey, x = x_origin + ex;
     EdgeCell& e = edge[i];
+    // `first_edge_thread == 0 ||` folds the test away where edges start at
+    // thread 0, so those kernels compile exactly as before the split (a
+    // plain `k >= 0` turned their signed compare unsigned in the PTX).
     e.valid =
         edges_first && (first_edge_thread == 0 || k >= 0) && k < edge_cells;
     e.xy_interior = Inside || (y >= 0 && y < p.ny && x >= 0 && x < p.nx);
