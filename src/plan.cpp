@@ -99,6 +99,7 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
       out << " (" << p.columns_per_thread
           << (p.columns_per_thread == 1 ? " column" : " adjacent columns")
           << " x " << p.rows_per_thread << " rows each)";
+      if (p.plane_sums) out << ", rows summed in registers (linear box)";
     }
     out << ", registers " << p.registers << ", local memory "
         << p.local_memory_bytes << " B/thread"

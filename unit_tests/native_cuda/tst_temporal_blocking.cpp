@@ -274,6 +274,85 @@ TEST(TemporalBlocking, PlanReportsTheNativeLaunch) {
   auto const star = default_plan(stencil::suite::J2d9pt{});
   EXPECT_EQ(star.columns_per_thread, 1) << star;
   EXPECT_EQ(star.rows_per_thread, 3) << star;
+  // The divided form is not linear: its pairs read whole neighbourhoods,
+  // with plain loads.
+  EXPECT_FALSE(pairs.plane_sums) << pairs_text.str();
+  EXPECT_EQ(pairs.prefetch, 0) << pairs_text.str();
+  EXPECT_EQ(pairs_text.str().find("rows summed"), std::string::npos)
+      << pairs_text.str();
+}
+
+/// A linear radius-2 box with weights of both signs. Summed by row, the
+/// kernel reads the rows a part leaves out as -0, which a positive weight
+/// keeps at -0 (an exact no-op when added) and a negative one turns into +0:
+/// both must still give the functor's sum.
+struct SignedBox {
+  static constexpr char const* name = "signed-box";
+  static constexpr int rank = 2, radius = 2;
+  static constexpr bool linear = true;
+  static constexpr stencil::Shape shape = stencil::Shape::box;
+  template <class In>
+  KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
+    using T = typename In::value_type;
+    T total = T(0.5) * in(0, 0);
+#pragma unroll
+    for (int dy = -2; dy <= 2; ++dy) {
+#pragma unroll
+      for (int dx = -2; dx <= 2; ++dx) {
+        if (dy == 0 && dx == 0) continue;
+        T const weight = ((dy + dx) & 1) != 0 ? T(-0.01) : T(0.03);
+        total += weight * in(dy, dx);
+      }
+    }
+    return total;
+  }
+};
+
+TEST(TemporalBlocking, LinearBoxPairsAreSummedByRow) {
+  STENCIL_REQUIRE_GPU();
+  using stencil::suite::J2d25ptPrescaled;
+  static_assert(stencil::detail::is_linear<J2d25ptPrescaled>());
+  auto const plan_of = [](auto value, stencil::TemporalBlocking policy) {
+    using T = decltype(value);
+    stencil::Grid<T, 2, Kokkos::CudaSpace> g("s", {64, 10560}, {.halo = 2});
+    return stencil::plan(Kokkos::Cuda{}, g, J2d25ptPrescaled{}, policy);
+  };
+  // The plan's own choice: pairs at depth 3, summed by row, input staged
+  // with cp.async one iteration ahead (the plain-load kernel spills).
+  auto const summed = plan_of(0.0, {});
+  std::ostringstream text;
+  text << summed;
+  EXPECT_TRUE(summed.plane_sums) << text.str();
+  EXPECT_EQ(summed.columns_per_thread, 2) << text.str();
+  EXPECT_EQ(summed.depth, 3) << text.str();
+  EXPECT_EQ(summed.prefetch, 1) << text.str();
+  EXPECT_EQ(summed.local_memory_bytes, 0) << text.str();
+  EXPECT_NE(text.str().find("rows summed in registers (linear box)"),
+            std::string::npos)
+      << text.str();
+  // A column per thread (deeper) and float are not summed.
+  auto const single = plan_of(0.0, stencil::TemporalBlocking{5, 0});
+  EXPECT_EQ(single.columns_per_thread, 1) << single;
+  EXPECT_FALSE(single.plane_sums) << single;
+  auto const in_float = plan_of(0.0f, {});
+  EXPECT_FALSE(in_float.plane_sums) << in_float;
+  EXPECT_EQ(in_float.prefetch, 0) << in_float;
+  // Results, at every depth that sums where its kernel fits (on sm_90 this
+  // functor's depth-3 kernels spill: its negative weights keep an add per
+  // row) and every prefetch; the suite's prescaled j2d25pt is checked in
+  // Prescaled2D.
+  for (int prefetch : {0, 1, 2}) {
+    for (int depth = 1; depth <= 3; ++depth) {
+      if (!fits<double, SignedBox>(depth, prefetch)) {
+        check_refused<double>(SignedBox{}, {37, 53}, depth, prefetch);
+        continue;
+      }
+      check<double>(SignedBox{}, {37, 53}, depth, {depth, 2 * depth + 1},
+                    prefetch);
+      if (stencil_test::small_only()) continue;
+      check<double>(SignedBox{}, {301, 1117}, depth, {2 * depth + 1}, prefetch);
+    }
+  }
 }
 
 TEST(TemporalBlocking, DefaultDepthFollowsTheDivision) {

@@ -64,6 +64,25 @@ constexpr int rows_2d_for() {
   return Op::shape == Shape::star ? 3 : 4;
 }
 
+/// Whether a rank-2 thread of stencil `Op` on `T` that owns `Columns`
+/// adjacent columns sums the box row by row: a double box whose functor
+/// declares itself linear, on a pair of columns. A level then reads each
+/// row of the level below once, as it arrives (the 2r columns on either
+/// side of the pair from the ring, its own from the window), adds that
+/// row's part to the 2r + 1 cells of each column that read it, and carries
+/// the 2r unfinished sums per column in registers. A radius-2 box pair
+/// then issues 4 16-byte shared loads per level and iteration instead of
+/// 12 (2 per row read), and its 25 taps become 5 independent chains of 5,
+/// for 4 more adds per cell. Measured on two H100s, j2d25pt-prescaled on
+/// 10560², 1000 steps, depth 3 (pairs on 384 threads), GCells/s against the
+/// unsummed kernel on the same card: 340-343 against 327-332; on one column
+/// per thread (depth 4) it lost, 317 against 329, since a column's 4 rows
+/// already share their loads (perf_tests/results/nvidia-h100-row-sums.md).
+template <class T, class Op, int Columns>
+inline constexpr bool sums_rows_2d =
+    sizeof(T) == 8 && (Op::shape == Shape::box) &&
+    stencil::detail::is_linear<Op>() && Columns > 1;
+
 /// The deepest depth at which a rank-2 thread of stencil `Op` on `T` owns
 /// a pair of adjacent columns (0: never). A pair reads the neighbouring
 /// columns of a row once for both its cells, as 16-byte loads: a radius-2
@@ -230,6 +249,27 @@ struct StreamNeighbourhood {
   }
 };
 
+/// The taps of one row of the level below, read as row `Dy` of a cell's
+/// neighbourhood (the other rows read as zero): a linear functor applied to
+/// it gives that row's part of the cell's update. The other rows read as
+/// -0, not +0: a positive weight times -0 is -0, and adding -0 is exact for
+/// every value, so the compiler drops those terms (x + +0 is -0's one
+/// exception, and it would keep an add per row for it).
+template <class T, int Dy, int Radius, int Columns>
+struct RowTermsNeighbourhood {
+  using value_type = T;
+  T const (&own)[Columns];      // the thread's columns of the row
+  T const (&side)[2 * Radius];  // r columns left of them, then r right
+  int column;                   // of this cell among the thread's
+
+  __device__ __forceinline__ T operator()(int dy, int dx) const {
+    if (dy != Dy) return T(-0.0);
+    int const q = column + dx;
+    if (q >= 0 && q < Columns) return own[q];
+    return q < 0 ? side[q + Radius] : side[Radius + q - Columns];
+  }
+};
+
 /// Rows of the level below a pair-of-columns thread reads from the ring in
 /// one iteration, and the neighbouring columns it reads of each: r on the
 /// left of its pair and r on the right.
@@ -352,6 +392,7 @@ __device__ __forceinline__ void stream_segment(Params2D<T, Op> const& p,
   constexpr int r = P::radius, R = P::rows, L = P::lag, U = P::period;
   constexpr int W = P::window, C = Columns;
   constexpr int level_stride = P::ring * P::row_length;
+  constexpr bool sums = sums_rows_2d<T, Op, Columns>;
   int const col = static_cast<int>(threadIdx.x) * C;  // first of the thread's
   int const x_base = strip * p.valid_width - Depth * r;
   bool x_interior[C], x_loadable[C], x_output[C];
@@ -390,6 +431,20 @@ __device__ __forceinline__ void stream_segment(Params2D<T, Op> const& p,
     for (int h = 0; h < C; ++h) {
 #pragma unroll
       for (int i = 0; i < W; ++i) window[t][h][i] = T(0);
+    }
+  }
+  // Summed by row: carried[t][m] is the sum so far of the cell m + 1 rows
+  // after the last one level t + 1 finished (the rows of level t it has
+  // added in).
+  [[maybe_unused]] T carried[Depth][C][sums ? 2 * r : 1];
+  if constexpr (sums) {
+#pragma unroll
+    for (int t = 0; t < Depth; ++t) {
+#pragma unroll
+      for (int h = 0; h < C; ++h) {
+#pragma unroll
+        for (int m = 0; m < 2 * r; ++m) carried[t][h][m] = T(0);
+      }
     }
   }
   // Prefetch s > 0: iteration k's rows are copied at iteration k - s into
@@ -460,8 +515,9 @@ __device__ __forceinline__ void stream_segment(Params2D<T, Op> const& p,
       // once for both columns' cells (unused rows of a star fold away).
       [[maybe_unused]] T side[side_rows<P>][side_columns<P>];
       if constexpr (C > 1 && mode != StepMode::copy) {
+        // Summed by row, only the newest R rows are read.
 #pragma unroll
-        for (int i = 0; i < side_rows<P>; ++i) {
+        for (int i = sums ? 2 * r : 0; i < side_rows<P>; ++i) {
           T const* const row =
               below + P::slot(R * u - t * L + i - r) * P::row_length;
           load_run<T, C, -r, r>(row, side[i]);
@@ -479,7 +535,27 @@ __device__ __forceinline__ void stream_segment(Params2D<T, Op> const& p,
             result[j][h] = centre;
           } else {
             T value;
-            if constexpr (C == 1) {
+            if constexpr (sums) {
+              // The newest row this cell reads, row y0 + j + r of the level
+              // below, read as row r - m of the cell m rows after this one:
+              // part m.
+              T own[C];
+#pragma unroll
+              for (int q = 0; q < C; ++q) own[q] = window[t - 1][q][j + 2 * r];
+              T part[2 * r + 1];
+              [&]<int... M>(std::integer_sequence<int, M...>) {
+                ((part[M] =
+                      static_cast<T>(p.op(RowTermsNeighbourhood<T, r - M, r, C>{
+                          own, side[j + 2 * r], h}))),
+                 ...);
+              }
+              (std::make_integer_sequence<int, 2 * r + 1>{});
+              T(&sum)[2 * r] = carried[t - 1][h];
+              value = sum[0] + part[0];
+#pragma unroll
+              for (int m = 1; m < 2 * r; ++m) sum[m - 1] = sum[m] + part[m];
+              sum[2 * r - 1] = part[2 * r];
+            } else if constexpr (C == 1) {
               StreamNeighbourhood<T, P> const nb{window[t - 1][0], below, j,
                                                  R * u - t * L + j};
               value = static_cast<T>(p.op(nb));

@@ -265,8 +265,21 @@ Geometry ready_geometry(int depth, int prefetch, int nx, int ny,
 /// into registers an iteration ahead. The temporal kernels read DRAM once
 /// per `depth` steps, so a load's latency is a small part of an iteration,
 /// and staging costs the shared memory of the deepest depths (H200, see
-/// the native README).
-inline constexpr int default_prefetch = 0;
+/// the native README). The exception is a stencil whose pairs of columns
+/// are summed by row (sums_rows_2d): its plain-load kernel at the pairs'
+/// depth spills (168 registers on 384 threads), the staged one, which holds
+/// one iteration's input rows fewer in registers, does not, and runs as fast
+/// (H100, j2d25pt-prescaled 10560², depth 3: 344 GCells/s at prefetch 1 against
+/// 344-345 with the plain loads' 16-byte spill;
+/// perf_tests/results/nvidia-h100-row-sums.md).
+template <class T, class Op>
+constexpr int default_prefetch() {
+  if constexpr (Op::rank == 2) {
+    return deepest_pair_depth_2d<T, Op>() > 0 && sums_rows_2d<T, Op, 2> ? 1 : 0;
+  } else {
+    return 0;
+  }
+}
 
 /// Resolves a TemporalBlocking policy into `p` (can_run: refuses what the
 /// device or the kernel cannot do, before anything runs). A requested
@@ -287,7 +300,7 @@ void plan(Plan& p, int requested_depth, int requested_prefetch) {
       "there is nothing to prefetch; use prefetch 0 or -1");
   int const prefetch =
       resolve_prefetch(device, "TemporalBlocking", requested_prefetch,
-                       default_prefetch, K::max_prefetch);
+                       default_prefetch<T, Op>(), K::max_prefetch);
   int const max_depth = K::max_depth(device, prefetch);
   if (prefetch == 0) {
     expect_some_depth_fits(max_depth, device, "TemporalBlocking", Op::radius,
@@ -333,6 +346,7 @@ void plan(Plan& p, int requested_depth, int requested_prefetch) {
   p.team_size = K::threads(depth);
   p.rows_per_thread = K::thread_shape(depth).rows;
   p.columns_per_thread = K::thread_shape(depth).columns;
+  p.plane_sums = p.columns_per_thread > 1 && sums_rows_2d<T, Op, 2>;
   p.scratch_bytes = g.shared_bytes;
   p.registers = attributes.numRegs;
   p.local_memory_bytes = static_cast<int>(attributes.localSizeBytes);

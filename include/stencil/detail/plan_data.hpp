@@ -66,7 +66,8 @@ struct Plan {
   std::string exchange;
   /// DeviceTiling: the kernel sums a linear double box plane by plane,
   /// reading each streamed plane's taps once per level and carrying 2r
-  /// unfinished sums per cell in registers.
+  /// unfinished sums per cell in registers. TemporalBlocking on rank 2: the
+  /// same row by row, on pairs of columns.
   bool plane_sums = false;
   /// DeviceTiling: every tile lies inside the grid in x and y, and the
   /// launches run the kernel for that (no per-cell boundary selects).
