@@ -337,10 +337,15 @@ TEST(TemporalBlocking, LinearBoxPairsAreSummedByRow) {
   auto const in_float = plan_of(0.0f, {});
   EXPECT_FALSE(in_float.plane_sums) << in_float;
   EXPECT_EQ(in_float.prefetch, 0) << in_float;
+  // A user's linear box is summed too.
+  stencil::Grid<double, 2, Kokkos::CudaSpace> signed_grid("b", {37, 53},
+                                                          {.halo = 2});
+  auto const signed_plan = stencil::plan(
+      Kokkos::Cuda{}, signed_grid, SignedBox{}, stencil::TemporalBlocking{2});
+  EXPECT_TRUE(signed_plan.plane_sums) << signed_plan;
   // Results, at every depth that sums where its kernel fits (on sm_90 this
-  // functor's depth-3 kernels spill: its negative weights keep an add per
-  // row) and every prefetch; the suite's prescaled j2d25pt is checked in
-  // Prescaled2D.
+  // functor's depth-3 kernels spill) and every prefetch; the suite's
+  // prescaled j2d25pt is checked in Prescaled2D.
   for (int prefetch : {0, 1, 2}) {
     for (int depth = 1; depth <= 3; ++depth) {
       if (!fits<double, SignedBox>(depth, prefetch)) {
