@@ -270,7 +270,7 @@ Geometry ready_geometry(int depth, int prefetch, int nx, int ny,
 /// depth spills (168 registers on 384 threads), the staged one, which holds
 /// one iteration's input rows fewer in registers, does not, and runs as fast
 /// (H100, j2d25pt-prescaled 10560², depth 3: 344 GCells/s at prefetch 1 against
-/// 344-345 with the plain loads' 16-byte spill;
+/// 344-347 with the plain loads' 16-byte spill;
 /// perf_tests/results/nvidia-h100-row-sums.md).
 template <class T, class Op>
 constexpr int default_prefetch() {
