@@ -44,6 +44,7 @@
 #pragma once
 
 #include <native_cuda/common/device.hpp>
+#include <native_cuda/common/linear_sums.hpp>
 #include <native_cuda/common/prefetch.hpp>
 #include <native_cuda/device_tiling/exchange.hpp>
 
@@ -245,10 +246,14 @@ struct StarNeighbourhood {
   }
 };
 
-/// What a box summed by plane sees: the taps of plane `Dz` (-r..r), read
-/// from `plane` around `centre`; every other tap reads as zero. The
-/// offsets are compile-time constants once the level loops unroll, so the
-/// zero taps fold away.
+/// What a box summed by plane sees (add_newest_slice,
+/// common/linear_sums.hpp): the taps of plane `Dz` (-r..r), read from
+/// `plane` around `centre`; every other tap reads as zero. The offsets are
+/// compile-time constants once the level loops unroll, so the zero taps
+/// fold away. +0, where rank 2's RowTermsNeighbourhood reads -0 to drop
+/// the last add as well: here -0 gave poisson 4% and j3d27pt-prescaled 2%,
+/// but made j3d17pt-prescaled's depth-3 kernel spill 24 bytes (H100,
+/// perf_tests/results/nvidia-h100-row-sums.md).
 template <class T, int Dz>
 struct PlaneTermsNeighbourhood {
   using value_type = T;
@@ -714,19 +719,12 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   // of its own, so that the kernels that do not sum by plane stay as they
   // were (their registers move with any change to `evaluate`).
   auto sum_planes = [&](auto plane, int centre, auto kept, bool keeps_centre) {
-    // Part m: the newest plane read as plane r - m of the cell m planes
-    // above the one finished here.
-    T part[2 * r + 1];
-    [&]<int... M>(std::integer_sequence<int, M...>) {
-      ((part[M] = static_cast<T>(
-            p.op(PlaneTermsNeighbourhood<T, r - M>{plane(r), centre, S::row}))),
-       ...);
-    }
-    (std::make_integer_sequence<int, 2 * r + 1>{});
-    T value = kept(0) + part[0];
-#pragma unroll
-    for (int m = 1; m < 2 * r; ++m) kept(m - 1) = kept(m) + part[m];
-    kept(2 * r - 1) = part[2 * r];
+    T value = add_newest_slice<r, T>(
+        [&](auto dz) {
+          return p.op(PlaneTermsNeighbourhood<T, decltype(dz)::value>{
+              plane(r), centre, S::row});
+        },
+        kept);
     if (keeps_centre) value = plane(0)[centre];
     return value;
   };

@@ -34,6 +34,7 @@
 #pragma once
 
 #include <native_cuda/common/device.hpp>
+#include <native_cuda/common/linear_sums.hpp>
 #include <native_cuda/common/prefetch.hpp>
 
 #include <stencil/detail/neighbourhood.hpp>
@@ -251,7 +252,8 @@ struct StreamNeighbourhood {
 
 /// The taps of one row of the level below, read as row `Dy` of a cell's
 /// neighbourhood (the other rows read as zero): a linear functor applied to
-/// it gives that row's part of the cell's update. The other rows read as
+/// it gives that row's part of the cell's update (add_newest_slice,
+/// common/linear_sums.hpp). The other rows read as
 /// -0, not +0: a positive weight times -0 is -0, and adding -0 is exact for
 /// every value, so the compiler drops those terms (x + +0 is -0's one
 /// exception, and it would keep an add per row for it).
@@ -537,24 +539,17 @@ __device__ __forceinline__ void stream_segment(Params2D<T, Op> const& p,
             T value;
             if constexpr (sums) {
               // The newest row this cell reads, row y0 + j + r of the level
-              // below, read as row r - m of the cell m rows after this one:
-              // part m.
+              // below, is row dy of the cell r - dy rows after this one.
               T own[C];
 #pragma unroll
               for (int q = 0; q < C; ++q) own[q] = window[t - 1][q][j + 2 * r];
-              T part[2 * r + 1];
-              [&]<int... M>(std::integer_sequence<int, M...>) {
-                ((part[M] =
-                      static_cast<T>(p.op(RowTermsNeighbourhood<T, r - M, r, C>{
-                          own, side[j + 2 * r], h}))),
-                 ...);
-              }
-              (std::make_integer_sequence<int, 2 * r + 1>{});
-              T(&sum)[2 * r] = carried[t - 1][h];
-              value = sum[0] + part[0];
-#pragma unroll
-              for (int m = 1; m < 2 * r; ++m) sum[m - 1] = sum[m] + part[m];
-              sum[2 * r - 1] = part[2 * r];
+              value = add_newest_slice<r, T>(
+                  [&](auto dy) {
+                    return p.op(
+                        RowTermsNeighbourhood<T, decltype(dy)::value, r, C>{
+                            own, side[j + 2 * r], h});
+                  },
+                  [&](int m) -> T& { return carried[t - 1][h][m]; });
             } else if constexpr (C == 1) {
               StreamNeighbourhood<T, P> const nb{window[t - 1][0], below, j,
                                                  R * u - t * L + j};
