@@ -35,7 +35,9 @@ struct SpatialBlocking {
 /// memory is refused with the largest one that fits. `prefetch` (rank 2
 /// and 3): 0 loads the input plain, an iteration ahead; 1 to 4 copies it
 /// that many iterations ahead with cp.async (staging costs shared memory,
-/// so the deepest depths may not fit); -1 lets the plan choose.
+/// so the deepest depths may not fit); -1 lets the plan choose: plain
+/// loads, or on rank 2 one stage where the depth's plain-load kernel would
+/// spill registers and the staged one does not.
 struct TemporalBlocking {
   int depth = 0;
   int prefetch = -1;

@@ -360,6 +360,43 @@ TEST(TemporalBlocking, LinearBoxPairsAreSummedByRow) {
   }
 }
 
+/// Where the plan chooses the prefetch, a depth takes plain loads if its
+/// kernel fits with them, else one cp.async stage if the staged kernel fits
+/// (it holds an iteration's input rows fewer in registers), else it is
+/// refused. On sm_90, j2d25pt-prescaled's depth-3 pairs (summed by row)
+/// spill with plain loads only, and SignedBox's with both.
+template <class Op>
+void check_prefetch_follows_the_depth() {
+  using K = stencil::native_cuda::temporal_blocking::Kernel<double, Op>;
+  stencil::Grid<double, 2, Kokkos::CudaSpace> g("p", {64, 2000},
+                                                {.halo = Op::radius});
+  for (int depth = 1; depth <= K::compiled_depth(); ++depth) {
+    bool const plain = fits<double, Op>(depth, 0);
+    bool const staged = fits<double, Op>(depth, 1);
+    if (!plain && !staged) {
+      check_refused<double>(Op{}, {64, 2000}, depth, -1);
+      continue;
+    }
+    auto const p = stencil::plan(Kokkos::Cuda{}, g, Op{},
+                                 stencil::TemporalBlocking{depth});
+    EXPECT_EQ(p.prefetch, plain ? 0 : 1) << Op::name << '\n' << p;
+    EXPECT_EQ(p.local_memory_bytes, 0) << Op::name << '\n' << p;
+  }
+  // The plan's own depth comes with the prefetch its kernel needs.
+  auto const chosen =
+      stencil::plan(Kokkos::Cuda{}, g, Op{}, stencil::TemporalBlocking{});
+  bool const chosen_plain = fits<double, Op>(chosen.depth, 0);
+  EXPECT_EQ(chosen.prefetch, chosen_plain ? 0 : 1) << Op::name << '\n'
+                                                   << chosen;
+}
+
+TEST(TemporalBlocking, PrefetchFollowsTheDepth) {
+  STENCIL_REQUIRE_GPU();
+  check_prefetch_follows_the_depth<stencil::suite::J2d25ptPrescaled>();
+  check_prefetch_follows_the_depth<SignedBox>();
+  check_prefetch_follows_the_depth<stencil::suite::J2d9ptGol>();
+}
+
 TEST(TemporalBlocking, DefaultDepthFollowsTheDivision) {
   STENCIL_REQUIRE_GPU();
   // The depths below are those measured on sm_90's 227 KB of shared memory

@@ -83,21 +83,24 @@ struct Kernel {
       return max_compiled_depth_2d<T, Op>;
     }
   }
-  /// How a block of the kernel for `depth` is laid out: its threads, and
-  /// the output rows (per level and iteration) and adjacent columns each
-  /// thread computes; rank 1: one cell at a time.
+  /// How a block of the kernel for `depth` is laid out: its threads, the
+  /// output rows (per level and iteration) and adjacent columns each thread
+  /// computes, and whether it sums the box row by row (sums_rows_2d); rank
+  /// 1: one cell at a time.
   struct ThreadShape {
     int threads, rows, columns;
+    bool sums_rows;
   };
   static ThreadShape thread_shape(int depth) {
     if constexpr (rank == 1) {
       (void)depth;
-      return {threads_per_block, 1, 1};
+      return {threads_per_block, 1, 1, false};
     } else {
       return dispatch_2d<1>(depth, [](auto d) {
         constexpr int Depth = decltype(d)::value;
+        constexpr int columns = columns_2d<T, Op, Depth>;
         return ThreadShape{threads_2d<T, Op, Depth>, rows_2d<T, Op, Depth>,
-                           columns_2d<T, Op, Depth>};
+                           columns, sums_rows_2d<T, Op, columns>};
       });
     }
   }
@@ -171,6 +174,8 @@ struct Kernel {
   /// perf_tests/results/nvidia-h200-depths-2d.md and -depth-j2d5pt.md):
   /// double j2d5pt 8 (384 columns), j2d5pt-prescaled 12 (256), j2d9pt 7
   /// (384), j2d9pt-gol 6 (384), j2d25pt 3 (pairs, 768 columns).
+  /// `prefetch` -1: where the plan chooses the prefetch as well, among the
+  /// depths that fit at some prefetch (least_fitting_prefetch).
   static int default_depth(DeviceLimits const& device, int prefetch) {
     if constexpr (rank == 1) {
       return std::min(12, max_depth(device, 0));
@@ -179,7 +184,10 @@ struct Kernel {
       bool const divides = stencil::detail::divisions_of<Op>() > 0;
       int deepest = 0, deepest_wide = 0, deepest_pair = 0;
       for (int depth = 1; depth <= max_compiled_depth_2d<T, Op>; ++depth) {
-        if (!fits(depth, prefetch, device)) continue;
+        if (prefetch < 0 ? least_fitting_prefetch(depth, device) < 0
+                         : !fits(depth, prefetch, device)) {
+          continue;
+        }
         deepest = depth;
         if (block_width(depth) >= 384) deepest_wide = depth;
         if (pairs_2d_at<T, Op>(depth)) deepest_pair = depth;
@@ -189,6 +197,24 @@ struct Kernel {
       int const depth = deepest_wide == 0 ? deepest : deepest_wide;
       return radius1_star ? std::min(depth, max_divided_star_depth) : depth;
     }
+  }
+  /// The prefetch the plan takes for `depth` where it chooses (-1): plain
+  /// loads into registers an iteration ahead where that kernel fits, else
+  /// one cp.async stage where the staged kernel does; -1 where neither
+  /// does. The temporal kernels read DRAM once per `depth` steps, so a
+  /// load's latency is a small part of an iteration, and staging costs the
+  /// shared memory of the deepest depths (H200, see the native README). But
+  /// the staged kernel holds one iteration's input rows fewer in registers,
+  /// so it can fit where the plain one spills: j2d25pt-prescaled's depth-3
+  /// pairs, summed by row, spill 12 bytes with plain loads on sm_90 (168
+  /// registers on 384 threads) and run as fast staged (H100, 10560²: 344
+  /// GCells/s at prefetch 1 against 344-347 with the spill;
+  /// perf_tests/results/nvidia-h100-row-sums.md).
+  static int least_fitting_prefetch(int depth, DeviceLimits const& device) {
+    if (fits(depth, 0, device)) return 0;
+    // Before compute capability 8.0 a stage is a plain copy: not chosen.
+    bool const staging = max_prefetch > 0 && device.compute_capability >= 80;
+    return staging && fits(depth, 1, device) ? 1 : -1;
   }
   static bool spills(int depth, int prefetch) {
     cudaFuncAttributes attributes{};
@@ -261,26 +287,6 @@ Geometry ready_geometry(int depth, int prefetch, int nx, int ny,
   return g;
 }
 
-/// Prefetch stages where the plan chooses (prefetch = -1): plain loads
-/// into registers an iteration ahead. The temporal kernels read DRAM once
-/// per `depth` steps, so a load's latency is a small part of an iteration,
-/// and staging costs the shared memory of the deepest depths (H200, see
-/// the native README). The exception is a stencil whose pairs of columns
-/// are summed by row (sums_rows_2d): its plain-load kernel at the pairs'
-/// depth spills (168 registers on 384 threads), the staged one, which holds
-/// one iteration's input rows fewer in registers, does not, and runs as fast
-/// (H100, j2d25pt-prescaled 10560², depth 3: 344 GCells/s at prefetch 1 against
-/// 344-347 with the plain loads' 16-byte spill;
-/// perf_tests/results/nvidia-h100-row-sums.md).
-template <class T, class Op>
-constexpr int default_prefetch() {
-  if constexpr (Op::rank == 2) {
-    return deepest_pair_depth_2d<T, Op>() > 0 && sums_rows_2d<T, Op, 2> ? 1 : 0;
-  } else {
-    return 0;
-  }
-}
-
 /// Resolves a TemporalBlocking policy into `p` (can_run: refuses what the
 /// device or the kernel cannot do, before anything runs). A requested
 /// depth of 0 or prefetch of -1 is the plan's choice.
@@ -298,9 +304,16 @@ void plan(Plan& p, int requested_depth, int requested_prefetch) {
       "TemporalBlocking: prefetch ", requested_prefetch,
       " on a rank-1 grid: its kernel loads each tile once per launch, so "
       "there is nothing to prefetch; use prefetch 0 or -1");
-  int const prefetch =
-      resolve_prefetch(device, "TemporalBlocking", requested_prefetch,
-                       default_prefetch<T, Op>(), K::max_prefetch);
+  (void)resolve_prefetch(device, "TemporalBlocking", requested_prefetch, 0,
+                         K::max_prefetch);
+  int depth = requested_depth;
+  int prefetch = requested_prefetch;
+  if (prefetch < 0) {
+    // The plan's choice: the depth first (its own or the user's), then the
+    // fewest stages at which that depth's kernel fits.
+    if (depth == 0) depth = K::default_depth(device, -1);
+    prefetch = std::max(0, K::least_fitting_prefetch(depth, device));
+  }
   int const max_depth = K::max_depth(device, prefetch);
   if (prefetch == 0) {
     expect_some_depth_fits(max_depth, device, "TemporalBlocking", Op::radius,
@@ -311,8 +324,7 @@ void plan(Plan& p, int requested_depth, int requested_prefetch) {
                  "-byte values leaves no room for depth 1 in the ",
                  device.shared_per_block_optin, " bytes of shared memory of ",
                  device.name, "; use less prefetch");
-  int const depth = requested_depth == 0 ? K::default_depth(device, prefetch)
-                                         : requested_depth;
+  if (depth == 0) depth = K::default_depth(device, prefetch);
   STENCIL_EXPECT(
       K::fits(depth, prefetch, device), "TemporalBlocking: depth ", depth,
       " at prefetch ", prefetch, " does not fit on ", device.name,
@@ -343,10 +355,11 @@ void plan(Plan& p, int requested_depth, int requested_prefetch) {
   p.depth = depth;
   p.prefetch = prefetch;
   p.tile = Tile{g.valid_width, Op::rank == 2 ? g.rows_per_block : 1, 1};
-  p.team_size = K::threads(depth);
-  p.rows_per_thread = K::thread_shape(depth).rows;
-  p.columns_per_thread = K::thread_shape(depth).columns;
-  p.plane_sums = p.columns_per_thread > 1 && sums_rows_2d<T, Op, 2>;
+  typename K::ThreadShape const shape = K::thread_shape(depth);
+  p.team_size = shape.threads;
+  p.rows_per_thread = shape.rows;
+  p.columns_per_thread = shape.columns;
+  p.plane_sums = shape.sums_rows;
   p.scratch_bytes = g.shared_bytes;
   p.registers = attributes.numRegs;
   p.local_memory_bytes = static_cast<int>(attributes.localSizeBytes);
