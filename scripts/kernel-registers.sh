@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
 # Lists the registers and spills ptxas gives every rank-3 device-tiling and
 # SM-tiling kernel (each 3D suite stencil, float and double, every depth,
-# plain and staged, one and two blocks per SM), and compares two such
-# listings. Needs nvcc and a CUDA Kokkos install (scripts/bootstrap.sh
+# plain and staged, one and two blocks per SM) and every rank-2
+# temporal-blocking kernel (each 2D suite stencil, float and double, every
+# depth, plain and staged), and compares two such listings. Needs nvcc and a CUDA Kokkos install (scripts/bootstrap.sh
 # --backend cuda); no GPU.
 #
 #   scripts/kernel-registers.sh list FILE       write the listing to FILE
 #   scripts/kernel-registers.sh compare OLD NEW what changed between two
+#
+# With STENCIL_KEEP_CUBINS=DIR, `list` also leaves the two cubins (rank2,
+# rank3) in DIR, for `cuobjdump -sass` where registers are not enough.
 #
 # Why: the kernel's loops unroll by depth and ring period, and a source
 # change that should not matter to the compiler can still move ptxas's
 # register allocation, enough to make a default kernel spill (a spilling
 # kernel is refused: a plan that asks for its depth gets an error, and the
 # default depth moves to another one without notice). Run `list`
-# before and after any edit of backends/native_cuda/device_tiling/ and
-# `compare` the two. It takes about 15 minutes on two cores.
+# before and after any edit of backends/native_cuda/ and `compare` the two.
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
@@ -37,8 +40,9 @@ list)
   scratch=$(mktemp -d)
   trap 'rm -rf "$scratch"' EXIT
   # Taking the address of the dispatch that picks a kernel for any depth
-  # instantiates every kernel it can pick.
-  cat >"$scratch/probe.cu" <<'EOF'
+  # instantiates every kernel it can pick. Rank 2 and rank 3 are two
+  # translation units, compiled side by side.
+  cat >"$scratch/rank3.cu" <<'EOF'
 #include <native_cuda/device_tiling/launch.hpp>
 #include <stencil/suite.hpp>
 namespace dt = stencil::native_cuda::device_tiling;
@@ -58,18 +62,44 @@ Suite<su::J3d7pt, su::J3d13pt, su::J3d17ptPrescaled, su::J3d17pt,
       su::J3d27ptPrescaled, su::J3d27pt, su::Poisson19pt>
     probe;
 EOF
-  nvcc -std=c++20 -arch=sm_90 --expt-extended-lambda --expt-relaxed-constexpr \
-    -O3 -Xptxas -v -I include -I backends -I "$config" -I "$kokkos/include" \
-    -cubin -o "$scratch/probe.cubin" "$scratch/probe.cu" >"$scratch/ptxas.txt" 2>&1 ||
-    { cat "$scratch/ptxas.txt" >&2; stencil_die "nvcc failed"; }
+  cat >"$scratch/rank2.cu" <<'EOF'
+#include <native_cuda/temporal_blocking/launch.hpp>
+#include <stencil/suite.hpp>
+namespace tb = stencil::native_cuda::temporal_blocking;
+namespace su = stencil::suite;
+template <class... Op>
+struct Suite {
+  void* all[2 * sizeof...(Op)] = {(void*)&tb::Kernel<double, Op>::function...,
+                                  (void*)&tb::Kernel<float, Op>::function...};
+};
+Suite<su::J2d5pt, su::J2d5ptPrescaled, su::J2d9pt, su::J2d9ptPrescaled,
+      su::J2d9ptGol, su::J2d9ptGolPrescaled, su::J2d25pt, su::J2d25ptPrescaled>
+    probe;
+EOF
+  for rank in 2 3; do
+    nvcc -std=c++20 -arch=sm_90 --expt-extended-lambda --expt-relaxed-constexpr \
+      -O3 -Xptxas -v -I include -I backends -I "$config" -I "$kokkos/include" \
+      -cubin -o "$scratch/rank$rank.cubin" "$scratch/rank$rank.cu" \
+      >"$scratch/ptxas$rank.txt" 2>&1 &
+  done
+  failed=0
+  for job in $(jobs -p); do wait "$job" || failed=1; done
+  if [ $failed -ne 0 ]; then
+    cat "$scratch"/ptxas*.txt >&2
+    stencil_die "nvcc failed"
+  fi
+  if [ -n "${STENCIL_KEEP_CUBINS:-}" ]; then
+    # For a finer comparison than registers: cuobjdump -sass of both.
+    mkdir -p "$STENCIL_KEEP_CUBINS" && cp "$scratch"/rank*.cubin "$STENCIL_KEEP_CUBINS"/
+  fi
   # ptxas prints, per kernel: its name, then spills, then registers ("?" if
-# a kernel's spill line were missing, rather than the last kernel's).
-  awk '
+  # a kernel's spill line were missing, rather than the last kernel's).
+  cat "$scratch"/ptxas*.txt | awk '
     /Compiling entry function/ { name = $0; gsub(/.*function .|. for .*/, "", name); spill = "?" }
     /bytes spill stores/ { spill = $5 "/" $9 }
-    /Used [0-9]+ registers/ && name ~ /device_tiling_3d/ {
+    /Used [0-9]+ registers/ && name ~ /device_tiling_3d|temporal_blocking_2d/ {
       print name, "regs", $5, "spill", spill; name = "" }
-  ' "$scratch/ptxas.txt" | sort >"$out"
+  ' | sort >"$out"
   stencil_log "$(wc -l <"$out") kernels listed in $out"
   ;;
 compare)
@@ -88,6 +118,15 @@ def load(path):
 
 
 def short(name):
+    m = re.search(r"2dI(\w)NS_5suite\d+(\w+?)(?:Form\w+?Division\w(\d)\w*?)?"
+                  r"ELi(\d+)ELb(\d)ELi(\d+)ELi(\d+)ELi(\d+)E", name)
+    if m:
+        form = "/div" + m.group(3) if m.group(3) else ""
+        return (f"{'double' if m.group(1) == 'd' else 'float'} "
+                f"{m.group(2)}{form} depth {m.group(4)} temporal blocking"
+                f"{' staged' if m.group(5) == '1' else ''}, "
+                f"{m.group(6)} threads x {m.group(7)} rows x "
+                f"{m.group(8)} column(s)")
     m = re.search(r"3dI(\w)NS_5suite\d+(\w+?)(?:Form\w+?Division\w(\d)\w*?)?"
                   r"ELi(\d+)ENS1_\d+(\w+?)I\wEELb(\d)ELi(\d)", name)
     if not m:
