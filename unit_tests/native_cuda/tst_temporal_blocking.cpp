@@ -375,6 +375,12 @@ void check_prefetch_follows_the_depth() {
     bool const staged = fits<double, Op>(depth, 1);
     if (!plain && !staged) {
       check_refused<double>(Op{}, {64, 2000}, depth, -1);
+      stencil_test::expect_refused_with(
+          [&] {
+            (void)stencil::plan(Kokkos::Cuda{}, g, Op{},
+                                stencil::TemporalBlocking{depth});
+          },
+          "at prefetch 0 or 1 (the plan's choices) does not fit");
       continue;
     }
     auto const p = stencil::plan(Kokkos::Cuda{}, g, Op{},

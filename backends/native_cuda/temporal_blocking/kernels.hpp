@@ -253,10 +253,10 @@ struct StreamNeighbourhood {
 /// The taps of one row of the level below, read as row `Dy` of a cell's
 /// neighbourhood (the other rows read as zero): a linear functor applied to
 /// it gives that row's part of the cell's update (add_newest_slice,
-/// common/linear_sums.hpp). The other rows read as
-/// -0, not +0: a positive weight times -0 is -0, and adding -0 is exact for
-/// every value, so the compiler drops those terms (x + +0 is -0's one
-/// exception, and it would keep an add per row for it).
+/// common/linear_sums.hpp). The other rows read as -0, not +0: a positive
+/// weight times -0 is -0, and adding -0 is exact for every value, so the
+/// compiler drops those terms (x + +0 is -0's one exception, and it would
+/// keep an add per row for it).
 template <class T, int Dy, int Radius, int Columns>
 struct RowTermsNeighbourhood {
   using value_type = T;

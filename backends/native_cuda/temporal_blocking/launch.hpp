@@ -304,8 +304,8 @@ void plan(Plan& p, int requested_depth, int requested_prefetch) {
       "TemporalBlocking: prefetch ", requested_prefetch,
       " on a rank-1 grid: its kernel loads each tile once per launch, so "
       "there is nothing to prefetch; use prefetch 0 or -1");
-  (void)resolve_prefetch(device, "TemporalBlocking", requested_prefetch, 0,
-                         K::max_prefetch);
+  expect_prefetch_runs(device, "TemporalBlocking", requested_prefetch,
+                       K::max_prefetch);
   int depth = requested_depth;
   int prefetch = requested_prefetch;
   if (prefetch < 0) {
@@ -325,10 +325,26 @@ void plan(Plan& p, int requested_depth, int requested_prefetch) {
                  device.shared_per_block_optin, " bytes of shared memory of ",
                  device.name, "; use less prefetch");
   if (depth == 0) depth = K::default_depth(device, prefetch);
+  // A refusal names the depths that fit as the plan would run them: where
+  // it chooses the prefetch, plain or with one stage.
+  bool const planned_prefetch = requested_prefetch < 0 && K::max_prefetch > 0 &&
+                                device.compute_capability >= 80;
+  auto const fits_as_planned = [&](int d) {
+    return planned_prefetch ? K::least_fitting_prefetch(d, device) >= 0
+                            : K::fits(d, prefetch, device);
+  };
+  auto const largest_fitting = [&] {
+    int largest = 0;
+    for (int d = 1; d <= K::compiled_depth(); ++d) {
+      if (fits_as_planned(d)) largest = d;
+    }
+    return largest;
+  };
   STENCIL_EXPECT(
       K::fits(depth, prefetch, device), "TemporalBlocking: depth ", depth,
-      " at prefetch ", prefetch, " does not fit on ", device.name,
-      " for radius ", Op::radius, " and ", sizeof(T),
+      " at prefetch ", prefetch,
+      planned_prefetch ? " or 1 (the plan's choices)" : "", " does not fit on ",
+      device.name, " for radius ", Op::radius, " and ", sizeof(T),
       "-byte values (a depth needs its shared memory, staging included, "
       "within the ",
       device.shared_per_block_optin,
@@ -339,9 +355,8 @@ void plan(Plan& p, int requested_depth, int requested_prefetch) {
       K::compiled_depth(),
       ") and no register "
       "spills); the largest depth that fits at this prefetch is ",
-      max_depth, " (all that fit: ",
-      fitting_depths(K::compiled_depth(),
-                     [&](int d) { return K::fits(d, prefetch, device); }),
+      largest_fitting(),
+      " (all that fit: ", fitting_depths(K::compiled_depth(), fits_as_planned),
       ")");
 
   Geometry const g = ready_geometry<T, Op>(
