@@ -26,8 +26,10 @@ namespace stencil::native_cuda {
 ///   the cell that reads it at offset D (-Radius..Radius along the streamed
 ///   dimension); D = Radius is the cell it finishes, D = -Radius the last
 ///   one to start.
-/// - `sums(m)`, m = 0..2 Radius - 1: a reference to the carried sum of the
-///   m-th cell after the finished one.
+/// - `sums(m)`, m = 0..2 Radius - 1: a reference to a carried sum. On entry
+///   sums(0) is the finished cell's and sums(m) that of the m-th cell after
+///   it; on return sums(m) is that of the (m + 1)-th (sums(2 Radius - 1):
+///   the cell this slice starts).
 template <int Radius, class T, class PartOf, class Sums>
 __device__ __forceinline__ T add_newest_slice(PartOf const& part_of,
                                               Sums const& sums) {
