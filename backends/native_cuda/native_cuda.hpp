@@ -38,14 +38,14 @@ struct Native<Kokkos::Cuda> {
   static constexpr int sm_tiling_depths =
       (Kinds & auto_depths_only) != 0
           ? auto_sm_tiling_depths
-          : native_cuda::device_tiling::max_compiled_depth<T, Op>;
+          : native_cuda::device_tiling::all_compiled_depths;
 
   /// The device-tiling depth cap of a set of `Kinds`.
   template <class T, class Op, PolicyKinds Kinds>
   static constexpr int device_tiling_depths =
       (Kinds & auto_depths_only) != 0
           ? auto_device_tiling_depths
-          : native_cuda::device_tiling::max_compiled_depth<T, Op>;
+          : native_cuda::device_tiling::all_compiled_depths;
 
   /// `Kinds`: the kernels the plan may use (auto_depths_only caps rank-3
   /// depths at Auto's).
@@ -142,3 +142,6 @@ struct Native<Kokkos::Cuda> {
 
 }  // namespace detail
 }  // namespace stencil
+
+// The suite's kernels come compiled in the library.
+#include <native_cuda/suite_kernels.hpp>

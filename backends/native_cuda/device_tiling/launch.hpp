@@ -47,14 +47,25 @@ inline constexpr int max_compiled_depth = [] {
 template <class T>
 using Exchange = TaggedExchange<T>;
 
+/// A depth cap that keeps every depth compiled (max_compiled_depth). A
+/// value of its own rather than max_compiled_depth itself, so that a capped
+/// set of kernels is a different type from the full set even where the cap
+/// reaches the deepest depth, and both can be instantiated explicitly in one
+/// translation unit (suite_kernels.hpp).
+inline constexpr int all_compiled_depths = 0;
+
 /// The kernels of one exchange and every depth up to `DepthCap` (at most
-/// max_compiled_depth). Auto caps SM tiling at the depths it may choose, so
-/// that iterate(..., Auto{}) does not compile the deeper ones.
+/// max_compiled_depth; all_compiled_depths for every depth). Auto caps SM
+/// tiling at the depths it may choose, so that iterate(..., Auto{}) does not
+/// compile the deeper ones.
 template <class T, class Op, class X = Exchange<T>,
-          int DepthCap = max_compiled_depth<T, Op>>
+          int DepthCap = all_compiled_depths>
 struct Kernel {
   using Function = void (*)(Params3D<T, Op, X>);
-  static constexpr int deepest = std::min(DepthCap, max_compiled_depth<T, Op>);
+  static constexpr int deepest =
+      DepthCap == all_compiled_depths
+          ? max_compiled_depth<T, Op>
+          : std::min(DepthCap, max_compiled_depth<T, Op>);
   static_assert(deepest >= 1);
 
   /// The kernel for `depth` and `prefetch`: per depth one with plain loads
@@ -63,9 +74,10 @@ struct Kernel {
   /// not spill. `inside`: every tile of the launch lies inside the grid in
   /// x and y; where Op and T have a kernel for that (has_inside_kernel), it
   /// takes the two-block kernel's place if it does not spill either.
-  static Function function(int depth, int prefetch, bool inside = false) {
-    return function_at<1>(depth, prefetch > 0, inside);
-  }
+  /// The one member that names the kernels, defined out of line so that it
+  /// is not inline: a translation unit that sees the suite's explicit
+  /// instantiation declarations (suite_kernels.hpp) compiles none of them.
+  static Function function(int depth, int prefetch, bool inside = false);
   template <int Depth>
   static Function function_at(int depth, bool staged, bool inside) {
     if constexpr (Depth < deepest) {
@@ -163,6 +175,12 @@ struct Kernel {
   }
 };
 
+template <class T, class Op, class X, int DepthCap>
+auto Kernel<T, Op, X, DepthCap>::function(int depth, int prefetch, bool inside)
+    -> Function {
+  return function_at<1>(depth, prefetch > 0, inside);
+}
+
 /// Prefetch stages where the plan chooses (prefetch = -1): plain loads into
 /// registers an iteration ahead. An iteration waits for the rim exchange
 /// anyway, which hides the input plane's load (H200, see the native
@@ -199,7 +217,7 @@ void expect_compiled_for_auto(int depth, std::string_view policy,
 /// Blocks resident at once for the kernel of `depth`: the most tiles a
 /// region can have.
 template <class T, class Op, class X = Exchange<T>,
-          int DepthCap = max_compiled_depth<T, Op>>
+          int DepthCap = all_compiled_depths>
 int resident_blocks(int depth, int prefetch) {
   return Kernel<T, Op, X, DepthCap>::blocks_per_sm(depth, prefetch) *
          Kokkos::Cuda{}.cuda_device_prop().multiProcessorCount;
@@ -366,7 +384,7 @@ inline std::size_t l2_window_bytes(std::size_t bytes,
 /// Resolves a DeviceTiling policy into `p` with the kernels of depths up to
 /// `DepthCap`; refuses what the device or the kernel cannot do before
 /// anything runs.
-template <class T, class Op, int DepthCap = max_compiled_depth<T, Op>>
+template <class T, class Op, int DepthCap = all_compiled_depths>
 void plan(Plan& p, int requested_depth, int requested_prefetch,
           bool l2_window = false) {
   static_assert(Op::rank == 3,
@@ -510,7 +528,7 @@ inline ExchangeBuffer& exchange_buffer(Kokkos::Cuda const& space,
 /// of depths up to `DepthCap` (the plan's). `X` other than the default is
 /// for tests and measurements.
 template <class T, class MemorySpace, class Op, class X = Exchange<T>,
-          int DepthCap = max_compiled_depth<T, Op>>
+          int DepthCap = all_compiled_depths>
 void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
          int steps, Plan const& p) {
   using K = Kernel<T, Op, X, DepthCap>;
@@ -591,7 +609,7 @@ void run(Kokkos::Cuda const& space, Grid<T, 3, MemorySpace>& grid, Op const& op,
 // with isolated tiles (IsolatedTiles): no exchange, no barrier, ordinary
 // launches, at the price of recomputing the tiles' overlap.
 
-template <class T, class Op, int DepthCap = max_compiled_depth<T, Op>>
+template <class T, class Op, int DepthCap = all_compiled_depths>
 using IsolatedKernel = Kernel<T, Op, NoExchange<T>, DepthCap>;
 
 /// Output cells per isolated tile and axis at `depth`.
@@ -609,7 +627,7 @@ constexpr int isolated_core(int depth, int radius) {
 /// float depth 3 is never the fastest either:
 /// perf_tests/results/nvidia-h200-depths-3d.md). Radius 1: depth 3 for
 /// stars, 26x26 of 32x32, depth 2 for boxes, 28x28; radius 2: depth 1.
-template <class T, class Op, int DepthCap = max_compiled_depth<T, Op>>
+template <class T, class Op, int DepthCap = all_compiled_depths>
 int isolated_default_depth(DeviceLimits const& device, int prefetch) {
   using K = IsolatedKernel<T, Op, DepthCap>;
   int const deepest_default =
@@ -652,7 +670,7 @@ inline int isolated_blocks(IsolatedTiles const& t, int nz) {
 
 /// Resolves a TemporalBlocking policy on a rank-3 grid into `p`, with the
 /// kernels of depths up to `DepthCap`.
-template <class T, class Op, int DepthCap = max_compiled_depth<T, Op>>
+template <class T, class Op, int DepthCap = all_compiled_depths>
 void plan_isolated(Plan& p, int requested_depth, int requested_prefetch) {
   static_assert(Op::rank == 3);
   static_assert(Op::radius >= 1 && Op::radius <= 2,

@@ -71,11 +71,11 @@ struct Kernel {
   using Unit = UnitShape<T, rank, Op::radius>;
   using Function = void (*)(Params<T, Op>);
 
-  static Function function(int stages) {
-    return dispatch_prefetch(stages, [](auto s) -> Function {
-      return &streaming_sweep<T, Op, decltype(s)::value>;
-    });
-  }
+  /// The kernel for `stages`. This and direct_function are the members
+  /// that name the kernels, defined out of line so that they are not
+  /// inline: a translation unit that sees the suite's explicit instantiation
+  /// declarations (suite_kernels.hpp) compiles none of them.
+  static Function function(int stages);
   static std::size_t shared_bytes(int stages) {
     return direct_loads<Op>(stages)
                ? 0
@@ -83,14 +83,7 @@ struct Kernel {
   }
   using DirectFunction = void (*)(direct::Params<T, Op>);
   /// The rank-3 kernel without a shared tile, loading `item` cells at once.
-  static DirectFunction direct_function(int item) {
-    constexpr int cells = direct::run_cells<T>;
-    if (item == cells) return &direct::sweep<T, Op, cells>;
-    if constexpr (cells >= 4) {
-      if (item == 2) return &direct::sweep<T, Op, 2>;
-    }
-    return &direct::sweep<T, Op, 1>;
-  }
+  static DirectFunction direct_function(int item);
   /// Whether `stages` fits in one block's shared memory on `device`.
   static bool fits(int stages, DeviceLimits const& device) {
     if (direct_loads<Op>(stages)) return true;  // no shared memory
@@ -98,6 +91,23 @@ struct Kernel {
            shared_memory_fits(function(stages), shared_bytes(stages), device);
   }
 };
+
+template <class T, class Op>
+auto Kernel<T, Op>::function(int stages) -> Function {
+  return dispatch_prefetch(stages, [](auto s) -> Function {
+    return &streaming_sweep<T, Op, decltype(s)::value>;
+  });
+}
+
+template <class T, class Op>
+auto Kernel<T, Op>::direct_function(int item) -> DirectFunction {
+  constexpr int cells = direct::run_cells<T>;
+  if (item == cells) return &direct::sweep<T, Op, cells>;
+  if constexpr (cells >= 4) {
+    if (item == 2) return &direct::sweep<T, Op, 2>;
+  }
+  return &direct::sweep<T, Op, 1>;
+}
 
 /// The widest item (cells loaded or stored at once, at most 16 bytes) that
 /// every padded row of x extent `nx` with `halo` is a whole number of, and

@@ -38,16 +38,11 @@ struct Kernel {
       void (*)(std::conditional_t<rank == 1, Params1D<T, Op>, Params2D<T, Op>>);
 
   /// The kernel for `depth` and `prefetch` (rank 2 compiles one per depth,
-  /// with plain loads and staged).
-  static Function function(int depth, int prefetch) {
-    if constexpr (rank == 1) {
-      (void)depth;
-      (void)prefetch;
-      return &temporal_blocking_1d<T, Op>;
-    } else {
-      return function_2d<1>(depth, prefetch > 0);
-    }
-  }
+  /// with plain loads and staged). The one member that names the kernels,
+  /// and defined out of line so that it is not inline: a translation unit
+  /// that sees the suite's explicit instantiation declarations
+  /// (suite_kernels.hpp) compiles none of them.
+  static Function function(int depth, int prefetch);
   template <int Depth>
   static Function function_2d(int depth, bool staged) {
     if constexpr (Depth < max_compiled_depth_2d<T, Op>) {
@@ -223,6 +218,17 @@ struct Kernel {
     return attributes.localSizeBytes > 0;
   }
 };
+
+template <class T, class Op>
+auto Kernel<T, Op>::function(int depth, int prefetch) -> Function {
+  if constexpr (rank == 1) {
+    (void)depth;
+    (void)prefetch;
+    return &temporal_blocking_1d<T, Op>;
+  } else {
+    return function_2d<1>(depth, prefetch > 0);
+  }
+}
 
 struct Geometry {
   int valid_width;
@@ -406,8 +412,12 @@ void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
     if constexpr (Rank == 1) {
       Params1D<T, Op> const params{in,          out,   op,           nx,
                                    grid.halo(), depth, g.valid_width};
-      temporal_blocking_1d<T, Op><<<g.strips, threads_per_block, g.shared_bytes,
-                                    space.cuda_stream()>>>(params);
+      // Through function(), as every launch: naming the kernel here would
+      // compile a second copy of it in this translation unit, not the one
+      // whose attributes prepare_kernel set.
+      Kernel<T, Op>::function(
+          depth, p.prefetch)<<<g.strips, threads_per_block, g.shared_bytes,
+                               space.cuda_stream()>>>(params);
     } else {
       Params2D<T, Op> const params{in,
                                    out,
