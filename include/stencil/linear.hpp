@@ -27,7 +27,7 @@ KOKKOS_INLINE_FUNCTION constexpr int linear_table_size(int rank, Shape shape,
 
 /// The offset (slowest dimension first, padded to three) of entry `index` of a
 /// coefficient table. Entries are the shape's points in lexicographic order
-/// of their offsets, which is the order STENCILS.md writes them in.
+/// of their offsets (the order the suite's stencils list their weights in).
 struct Offset3 {
   int d[3] = {0, 0, 0};
 };

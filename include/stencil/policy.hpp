@@ -56,10 +56,8 @@ struct TemporalBlocking {
 /// device's persisting L2 limit raised to the buffer's size (at most what
 /// the device can set aside). The limit is device-wide, so iterate() then
 /// waits for its launches and puts it back before it returns. Off by
-/// default: on an H100 (2560x352x384, the plan's depths) the 9-22 MB buffer
-/// stays in the 50 MB L2 without it, and every 3D suite row ran at
-/// 0.991-1.005 of its speed without the window
-/// (perf_tests/results/nvidia-h100-l2-window.md). Refused on devices that
+/// default: the exchange buffer stays in L2 without a window, which only
+/// adds that wait (docs/decisions/l2-window-off.md). Refused on devices that
 /// cannot set L2 aside (compute capability below 8.0) and at depth 1, which
 /// exchanges nothing.
 struct DeviceTiling {
@@ -78,8 +76,8 @@ struct DeviceTiling {
 /// rank 3, prefetch 0 runs a kernel without a shared tile: every thread
 /// loads its taps directly (through L1), in blocks of 64x4x2 doubles or
 /// 128x4x2 floats; the plan chooses it for radius-1 stars and for float
-/// radius-1 grids (j3d7pt double: 92% of the copy-bound ceiling on an
-/// H100), and 3 stages otherwise.
+/// radius-1 grids, and 3 stages otherwise
+/// (docs/decisions/streaming-sweep-direct-3d.md).
 ///
 /// `bulk_copy = true` (compute capability 9.0 and newer) moves each line of
 /// a unit with one `cp.async.bulk` issued by one thread and completed on an
@@ -87,8 +85,8 @@ struct DeviceTiling {
 /// one stage of prefetch (-1 becomes the plan's default, 0 is refused) and
 /// padded rows (x extent plus twice the halo) of a whole number of 16-byte
 /// items. `false` always copies with `cp.async`. Left unset, the plan
-/// chooses bulk copies for rank-2 grids where they can run (they win there,
-/// and lose on rank 3: see the native README) and says so.
+/// chooses bulk copies for rank-2 grids where they can run and says so
+/// (docs/decisions/streaming-sweep-bulk-copy-rank-2.md).
 struct StreamingSweep {
   int prefetch = -1;
   std::optional<bool> bulk_copy = std::nullopt;
@@ -101,9 +99,8 @@ struct StreamingSweep {
 /// library was tuned and from stencil::model. `tune = true` (or
 /// STENCIL_AUTO_TUNE=1 in the environment) times every plan Auto can run for
 /// the grid on a scratch copy of it (the grid is left as it is; the copy
-/// needs as much memory again) and takes the fastest: on an H200 0.4-0.7 s
-/// for a 2D suite grid and 0.3-0.5 s for a 3D one, once per device, functor
-/// and grid shape, since the winner is cached in
+/// needs as much memory again) and takes the fastest, once per device,
+/// functor and grid shape, since the winner is cached in
 /// stencil::model::cache_directory()/tuning.txt (delete it to tune again).
 /// The plan lists every time measured.
 struct Auto {
@@ -140,13 +137,13 @@ inline constexpr PolicyKinds native_kinds =
 inline constexpr PolicyKinds auto_depths_only = 1u << 16;
 
 /// The deepest SM tiling Auto runs: deeper, the recomputed overlap of a
-/// 32x32 tile made every suite stencil slower than depth 3 or less (H200,
-/// perf_tests/results/nvidia-h200-depths-3d.md).
+/// 32x32 tile costs more than the DRAM passes it saves
+/// (docs/decisions/auto-depth-caps.md).
 inline constexpr int auto_sm_tiling_depths = 3;
 
 /// The deepest device tiling Auto runs: the deepest of its plan's default
-/// depths on the suite (5, double radius-1 stars; backends/native_cuda/
-/// device_tiling/launch.hpp).
+/// depths on the suite when it was set (double radius-1 stars;
+/// docs/decisions/auto-depth-caps.md).
 inline constexpr int auto_device_tiling_depths = 5;
 
 }  // namespace detail

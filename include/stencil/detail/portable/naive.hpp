@@ -45,19 +45,15 @@ namespace stencil::detail {
 ///   read. Loads the functor does not read are dead code, so star stencils do
 ///   not pay for corners, and the rows of a thread share their vertical
 ///   neighbours' loads.
-///   Why: on an H200 the copy-bound ceiling (a device copy moving 16-byte
-///   items) is 4236 GB/s, but the same copy with one 8-byte item per thread
-///   reaches only 3345 GB/s, and the scalar kernel moved ~3275 GB/s in double
-///   (j2d5pt at 8352^2, 77% of the ceiling; j3d7pt at 2560x288x384, 73%): it
-///   was capped by 8-byte accesses rather than by DRAM. The vector kernel
-///   runs j2d5pt at 248-254 GCells/s (94-96% of the ceiling, H200).
+///   Why: a copy of one 8-byte item per thread is capped well below a
+///   16-byte copy, and the scalar kernel was capped by its 8-byte accesses
+///   rather than by DRAM (docs/decisions/naive-vector-kernel.md).
 /// - The scalar kernel (NaiveSweep, PerCellBlock) otherwise: a warp covers 32
 ///   consecutive x and each thread computes 4 rows of one column from rank 2
 ///   on, 4 cells 32 apart in rank 1, all computed before any is stored so
-///   independent loads overlap; index arithmetic is paid once per block.
-///   Measured on an H200, j2d5pt double: one cell per thread 144 GCells/s,
-///   four cells along x 180 (copy bound 266); an MDRangePolicy with default
-///   tiles reached only ~30% of copy bandwidth on an H100.
+///   independent loads overlap; index arithmetic is paid once per block
+///   (faster than one cell per thread or an MDRangePolicy with default
+///   tiles: docs/decisions/naive-vector-kernel.md).
 ///
 /// Host spaces get one row (in 1D, a run of `host_row` cells) per iteration
 /// so the contiguous inner loop can vectorise.

@@ -11,18 +11,8 @@
 
 namespace stencil::detail {
 
-/// How the streaming kernel holds planes, by stencil shape. Measured on an
-/// H200 (double / float GCells/s, 2560x288x384, 256 steps, copy-bound
-/// ceiling 266 / 532):
-///
-/// | kernel                          | j3d7pt  | j3d13pt | j3d17pt | j3d27pt |
-/// poisson |
-/// |---------------------------------|---------|---------|---------|---------|---------|
-/// | window (no streaming)           | 201/341 | 158/287 | 104/158 |  78/155 |
-/// 99/207 | | centre ring, one plane ahead    | 214/374 | 186/345 |  91/108 |
-/// 84/120 | 107/273 | | whole windows, one plane ahead  | 192/351 | 118/231 |
-/// 116/131 | 101/140 | 121/341 | | whole windows, none ahead       | 175/339 |
-/// 122/206 | 129/160 | 114/141 | 140/327 |
+/// How the streaming kernel holds planes, by stencil shape, as measured on
+/// an H200 (docs/decisions/naive-vector-kernel.md).
 ///
 /// Star stencils read only the centre column of the other planes, so the
 /// ring keeps just the centre vectors and the loads run a plane ahead. Box
@@ -64,10 +54,8 @@ constexpr int stream_rows() {
 /// Why: the window kernel (NaiveVectorSweep) loads the planes z-r..z+r of
 /// every cell it computes, and the neighbouring planes are computed by warps
 /// that run on other SMs, so those loads miss L1. For j3d7pt that is 3.5 row
-/// loads from L2 per output row (1.5 in 2D); on an H200 the window kernel
-/// ran j3d7pt (double) at 76% of the copy-bound ceiling with L2 at 95% of
-/// its throughput and 49 bytes of L2 traffic per cell (ncu), against 96% of
-/// the ceiling for j2d5pt.
+/// loads from L2 per output row (1.5 in 2D), and L2 throughput, not DRAM,
+/// bound the window kernel (docs/decisions/naive-vector-kernel.md).
 ///
 /// A thread owns one vector column m (V adjacent padded columns) in
 /// `rows_per_thread` rows and a run of `planes_per_thread` planes. It holds
