@@ -4,7 +4,12 @@
 #include "cases.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <cstddef>
+#include <cstdio>
+#include <ostream>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -122,6 +127,205 @@ std::vector<std::string> resolve(
   }
   return out;
 }
+
+// ---------------------------------------------------------------------------
+// The console table.
+
+/// "TemporalBlocking" -> "TB"; a one-word name stays as it is, in lower
+/// case ("naive").
+std::string policy_initials(std::string const& name) {
+  std::string initials, lower;
+  for (char ch : name) {
+    auto const c = static_cast<unsigned char>(ch);
+    if (std::isupper(c)) initials += ch;
+    lower += static_cast<char>(std::tolower(c));
+  }
+  return initials.size() >= 2 ? initials : lower;
+}
+
+/// Three to five significant digits for CPU (0.040) and GPU (1234.5) rates.
+std::string rate(double v) {
+  int const decimals = v >= 100 ? 1 : v >= 10 ? 2 : 3;
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", decimals, v);
+  return text;
+}
+
+std::string fixed(double v, int decimals) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", decimals, v);
+  return text;
+}
+
+/// A counter of a run, NaN where the run has none.
+double counter(benchmark::BenchmarkReporter::Run const& run, char const* name) {
+  auto const c = run.counters.find(name);
+  return c == run.counters.end() ? std::nan("") : c->second.value;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  std::size_t const n = v.size();
+  return n == 0  ? std::nan("")
+         : n % 2 ? v[n / 2]
+                 : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+class TableReporter final : public benchmark::BenchmarkReporter {
+ public:
+  explicit TableReporter(Options const& o)
+      : out_file_(o.out_file), repetitions_(o.repetitions) {}
+
+  bool ReportContext(Context const& context) override {
+    for (auto const& [name, row] : table_rows()) {
+      (void)name;
+      auto wider = [](int& w, std::string const& s) {
+        w = std::max(w, static_cast<int>(s.size()));
+      };
+      wider(width_[0], row.stencil);
+      wider(width_[1], row.precision);
+      wider(width_[2], row.policy);
+      wider(width_[3], row.domain);
+      wider(width_[4], std::to_string(row.steps));
+    }
+    std::ostream& out = GetOutputStream();
+    if (context.cpu_info.scaling == benchmark::CPUInfo::ENABLED) {
+      out << "note: CPU frequency scaling is enabled; rates may vary\n";
+    }
+    std::string const titles =
+        line("stencil", "prec", "policy", "domain", "steps", "GCells/s", "cv%",
+             "frac", "ceiling", "plan");
+    out << "\n"
+        << titles << "\n"
+        << std::string(titles.size(), '-') << std::string(18, '-') << "\n"
+        << std::flush;
+    return true;
+  }
+
+  void ReportRuns(std::vector<Run> const& runs) override {
+    if (runs.empty()) return;
+    std::string const name = runs.front().run_name.function_name;
+    auto const found = table_rows().find(name);
+    TableRow const row =
+        found != table_rows().end() ? found->second : TableRow{name};
+    for (Run const& r : runs) {
+      if (r.error_occurred) {
+        failure(row, r.error_message);
+        return;
+      }
+    }
+    double median = std::nan(""), frac = std::nan(""), cv = std::nan("");
+    double mean = std::nan(""), stddev = std::nan("");
+    std::vector<double> gcells, fracs;
+    for (Run const& r : runs) {
+      if (r.run_type != Run::RT_Aggregate) {
+        gcells.push_back(counter(r, "GCells/s"));
+        fracs.push_back(counter(r, "frac_of_ceiling"));
+      } else if (r.aggregate_name == "median") {
+        median = counter(r, "GCells/s");
+        frac = counter(r, "frac_of_ceiling");
+      } else if (r.aggregate_name == "cv") {
+        cv = counter(r, "GCells/s");
+      } else if (r.aggregate_name == "mean") {
+        mean = counter(r, "GCells/s");
+      } else if (r.aggregate_name == "stddev") {
+        stddev = counter(r, "GCells/s");
+      }
+    }
+    if (std::isnan(median)) {
+      // Repetitions without aggregates: one repetition, or the aggregates
+      // are still to come in a call of their own.
+      if (gcells.empty() || runs.front().repetitions > 1) return;
+      median = median_of(gcells);
+      frac = median_of(fracs);
+    }
+    if (std::isnan(cv) && mean > 0) cv = stddev / mean;
+    GetOutputStream() << line(row.stencil, row.precision, row.policy,
+                              row.domain, std::to_string(row.steps),
+                              rate(median),
+                              std::isnan(cv) ? "-" : fixed(100 * cv, 1),
+                              std::isnan(frac) ? "-" : fixed(frac, 2),
+                              row.ceiling, row.plan)
+                      << "\n"
+                      << std::flush;
+    ++rows_;
+  }
+
+  void Finalize() override {
+    std::ostream& out = GetOutputStream();
+    out << "\n" << rows_ + failed_ << " benchmarks";
+    if (failed_ > 0) out << ", " << failed_ << " failed (listed on stderr)";
+    out << ". Full plans and every repetition: "
+        << (out_file_.empty() ? "add --benchmark_out=FILE (JSON)" : out_file_)
+        << "\nGCells/s: ";
+    if (repetitions_ > 1) {
+      out << "median of " << repetitions_
+          << " repetitions; cv%: their stddev/mean; ";
+    } else {
+      out << "one repetition; ";
+    }
+    out << "frac: GCells/s / ceiling, where\n"
+           "dram = copy bandwidth / (2 x value bytes), dram*d = that x depth "
+           "d, fp64|fp32 = FP peak / flops.\n"
+           "domain: cells, slowest dimension first. plan: policy initials, "
+           "tile x[xy[xz]] in cells (x first),\n"
+           "dN depth, pN prefetch stages, Nthr threads per team or block.\n"
+        << std::flush;
+  }
+
+ private:
+  // Text columns left-aligned, numbers right-aligned, two spaces apart; the
+  // plan last, unpadded.
+  std::string line(std::string const& stencil, std::string const& precision,
+                   std::string const& policy, std::string const& domain,
+                   std::string const& steps, std::string const& gcells,
+                   std::string const& cv, std::string const& frac,
+                   std::string const& ceiling, std::string const& plan) const {
+    std::string s;
+    auto left = [&s](std::string const& text, int width) {
+      s += text;
+      s.append(std::max(0, width - static_cast<int>(text.size())) + 2, ' ');
+    };
+    auto right = [&s](std::string const& text, int width) {
+      s.append(std::max(0, width - static_cast<int>(text.size())), ' ');
+      s += text;
+      s += "  ";
+    };
+    left(stencil, width_[0]);
+    left(precision, width_[1]);
+    left(policy, width_[2]);
+    left(domain, width_[3]);
+    right(steps, width_[4]);
+    right(gcells, 8);
+    right(cv, 4);
+    right(frac, 4);
+    left(ceiling, 7);
+    s += plan;
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s;
+  }
+
+  void failure(TableRow const& row, std::string message) {
+    ++failed_;
+    // The first line of the message after FAILED, cut to fit 120 columns;
+    // stderr gets it whole at the end.
+    std::string text =
+        line(row.stencil, row.precision, row.policy, row.domain,
+             std::to_string(row.steps), "FAILED", "", "", "", "") +
+        "  ";
+    message = message.substr(0, message.find('\n'));
+    std::size_t const room = std::max<std::size_t>(40, 120 - text.size());
+    if (message.size() > room) message = message.substr(0, room - 3) + "...";
+    GetOutputStream() << text << message << "\n" << std::flush;
+  }
+
+  std::string out_file_;
+  int repetitions_;
+  // stencil, precision, policy, domain, steps: at least their titles.
+  int width_[5] = {7, 4, 6, 6, 5};
+  int rows_ = 0;
+  int failed_ = 0;
+};
 
 template <std::size_t... I>
 int register_selected(Options const& o, Ceilings const& ceilings,
@@ -264,5 +468,41 @@ int register_benchmarks(Options const& o, Ceilings const& ceilings) {
 std::vector<std::string> const& failures() { return failure_list(); }
 
 void release_fixtures() { fixture_cache().clear(); }
+
+std::map<std::string, TableRow>& table_rows() {
+  static std::map<std::string, TableRow> rows;
+  return rows;
+}
+
+std::string short_plan(stencil::Plan const& p) {
+  std::string s = policy_initials(stencil::to_string(p.policy));
+  if (p.policy != stencil::PolicyKind::naive) {
+    // The tile's x, y and z, without the trailing ones of the unused
+    // dimensions.
+    int const tile[] = {p.tile.x, p.tile.y, p.tile.z};
+    int n = 3;
+    while (n > 1 && tile[n - 1] == 1) --n;
+    if (n > 1 || tile[0] > 1) {
+      s += ' ';
+      for (int d = 0; d < n; ++d) {
+        s += (d ? "x" : "") + std::to_string(tile[d]);
+      }
+    }
+  }
+  if (p.depth != 1) s += " d" + std::to_string(p.depth);
+  if (p.backend == stencil::Backend::native_cuda) {
+    s += " p" + std::to_string(p.prefetch);
+  }
+  if (p.team_size > 0) s += " " + std::to_string(p.team_size) + "thr";
+  if (p.backend != p.space_backend) {
+    s += " (" + stencil::to_string(p.backend) + " fallback)";
+  }
+  return s;
+}
+
+std::unique_ptr<benchmark::BenchmarkReporter> make_table_reporter(
+    Options const& o) {
+  return std::make_unique<TableReporter>(o);
+}
 
 }  // namespace stencil_perf

@@ -5,6 +5,7 @@
 // one stencil.
 #pragma once
 
+#include "benchmarks.hpp"
 #include "cases.hpp"
 
 #include <stencil/stencil.hpp>
@@ -245,6 +246,9 @@ void run_case(benchmark::State& state, Case const& c, Policy const& policy,
               << " refill_every=" << fx->refill_every
               << " ceiling=" << bound.name << " | " << fx->plan;
         fx->label = label.str();
+        TableRow& row = table_rows()[c.name];
+        row.plan = short_plan(fx->plan);
+        row.ceiling = bound.name;
         // Warm-up: first launches, page mapping, clocks ramping up.
         stencil::iterate(space, fx->grid, op, c.steps, fx->plan);
         space.fence("stencil_perf::warm-up");
@@ -310,6 +314,8 @@ void register_case(Options const& o, std::string const& policy_name,
   Case c{std::string(Op::name) + "/" + precision + "/" + policy_name + "/" +
              size.label,
          size.extents, size.steps};
+  table_rows()[c.name] = {Op::name, precision, policy_name,
+                          join_extents(size.extents), size.steps};
   benchmark::RegisterBenchmark(c.name.c_str(),
                                [c, policy, ceilings](benchmark::State& state) {
                                  run_case<Op, T>(state, c, policy, ceilings);
@@ -317,7 +323,8 @@ void register_case(Options const& o, std::string const& policy_name,
       ->UseManualTime()
       ->Iterations(1)
       ->Repetitions(o.repetitions)
-      // JSON gets every repetition; the console only the statistics.
+      // JSON gets every repetition; the console (make_table_reporter)
+      // only the statistics, of which it shows the median and the spread.
       ->DisplayAggregatesOnly(true)
       // "best" of DESIGN.md: the shortest time, and the highest rate.
       ->ComputeStatistics("min",

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // stencil_perf: the benchmark suite of the stencil library. Measures the
 // copy bandwidth of the device, then every stencil of the suite for every
-// policy and precision against the ceilings that bandwidth implies.
+// policy and precision against the ceilings that bandwidth implies: one
+// table line per benchmark on stdout, everything in the JSON file.
 //
 //   stencil_perf --quick --benchmark_out=r.json --benchmark_out_format=json
 //
@@ -19,6 +20,7 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <memory>
 #include <string>
 
 #ifndef STENCIL_PERF_GIT_REVISION
@@ -28,6 +30,12 @@
 namespace {
 
 constexpr char const* kProgram = "stencil_perf";
+
+std::string fixed(double value, int decimals) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
 
 std::string join(std::vector<std::string> const& items) {
   std::string s;
@@ -65,15 +73,31 @@ int run(stencil_perf::Options const& options) {
     benchmark::AddCustomContext("repetitions",
                                 std::to_string(options.repetitions));
 
+    // A few lines: the full context (copies per item type, barriers, the
+    // model's calibration) goes to the JSON.
     std::ostream& out = options.header_to_stderr ? std::cerr : std::cout;
     out << kProgram << " " << STENCIL_PERF_GIT_REVISION << ", "
-        << (options.quick ? "quick" : "full") << " mode\n"
-        << "device: " << machine.summary << "\n"
-        << ceiling_summary(ceilings) << std::flush;
+        << (options.quick ? "quick" : "full") << " mode, "
+        << options.repetitions
+        << (options.repetitions == 1 ? " repetition" : " repetitions")
+        << ", on " << machine.summary << "\n"
+        << "ceilings: copy " << fixed(ceilings.copy.median_gbs, 1)
+        << " GB/s -> DRAM " << fixed(ceilings.dram_gcells(sizeof(double)), 2)
+        << " GCells/s double, " << fixed(ceilings.dram_gcells(sizeof(float)), 2)
+        << " float (one kernel per step)";
+    if (ceilings.fp64_gflops > 0) {
+      out << "\nFP peak: " << fixed(ceilings.fp64_gflops, 0)
+          << " GFLOP/s FP64, " << fixed(ceilings.fp32_gflops, 0) << " FP32";
+    }
+    out << "\n" << std::flush;
   }
 
   int const registered = register_benchmarks(options, ceilings);
-  std::size_t const ran = benchmark::RunSpecifiedBenchmarks();
+  // The table on the console; another --benchmark_format gets Google
+  // Benchmark's own reporter. The --benchmark_out file gets everything.
+  std::unique_ptr<benchmark::BenchmarkReporter> const table =
+      options.header_to_stderr ? nullptr : make_table_reporter(options);
+  std::size_t const ran = benchmark::RunSpecifiedBenchmarks(table.get());
   if (ran == 0) {
     std::cerr << kProgram << ": error: none of the " << registered
               << " benchmarks matched --benchmark_filter; names are "

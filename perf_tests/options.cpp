@@ -174,6 +174,9 @@ Options parse_options(int& argc, char** argv) {
           arg != "--benchmark_format=console") {
         o.header_to_stderr = true;
       }
+      if (arg.rfind("--benchmark_out=", 0) == 0) {
+        o.out_file = arg.substr(std::string("--benchmark_out=").size());
+      }
       if (arg == "--benchmark_list_tests" ||
           arg == "--benchmark_list_tests=true") {
         o.list_only = true;
@@ -194,6 +197,9 @@ Benchmarks every stencil of the suite (STENCILS.md) for every policy and
 precision on Kokkos::DefaultExecutionSpace, against the DRAM-bound ceiling
 measured in the same run.
 Benchmark names: <stencil>/<precision>/<policy>/<size>.
+Prints one line per benchmark: the median GCells/s of its repetitions, their
+spread, the fraction of its ceiling and its plan in short; the full plans and
+every repetition go to --benchmark_out=FILE (JSON).
 
 Options:
   --quick               small domains and few steps (CPU machines, CI)

@@ -41,6 +41,9 @@ struct Options {
   bool header_to_stderr = false;
   /// --benchmark_list_tests: nothing is measured, so skip the ceilings.
   bool list_only = false;
+  /// --benchmark_out=FILE: where the full plans and the statistics go; the
+  /// console table names it.
+  std::string out_file;
 };
 
 /// Takes the options above out of argv (argc shrinks) and leaves every other
