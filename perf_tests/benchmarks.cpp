@@ -337,13 +337,29 @@ int register_selected(Options const& o, Ceilings const& ceilings,
     if (!contains(o.stencils, Op::name)) return;
     Size const size = size_for(e, o);
     if (!size.applies) return;
-    count += register_stencil_cases<decltype(index)::value>(o, size, ceilings);
+    auto const compiled = compiled_stencil_cases().find(index);
+    if (compiled == compiled_stencil_cases().end()) {
+      // Named on the command line but not compiled: say so, and fail.
+      if (!o.stencils.empty()) {
+        failure_list().push_back(
+            std::string(Op::name) +
+            ": not compiled in this build (configure with "
+            "STENCIL_PERF_ENTRIES empty to compile every stencil)");
+      }
+      return;
+    }
+    count += compiled->second(o, size, ceilings);
   };
   (one(std::get<I>(table), std::integral_constant<std::size_t, I>{}), ...);
   return count;
 }
 
 }  // namespace
+
+std::map<std::size_t, StencilCases>& compiled_stencil_cases() {
+  static std::map<std::size_t, StencilCases> cases;
+  return cases;
+}
 
 std::vector<std::string>& failure_list() {
   static std::vector<std::string> list;

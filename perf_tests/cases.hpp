@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <exception>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,10 +23,22 @@ namespace stencil_perf {
 /// `size`, one per selected precision and policy (and per depth and prefetch
 /// of --depth and --prefetch). Returns how many. Defined in cases_impl.hpp
 /// and instantiated by the translation units CMakeLists.txt generates from
-/// cases.cpp.in.
+/// cases.cpp.in, one per entry the build compiles (STENCIL_PERF_ENTRIES).
 template <std::size_t I>
 int register_stencil_cases(Options const& o, Size const& size,
                            Ceilings const& ceilings);
+
+using StencilCases = int (*)(Options const&, Size const&, Ceilings const&);
+
+/// The entries of stencil_table() this build compiled benchmarks for, by
+/// index: each generated unit adds its own when the program starts.
+std::map<std::size_t, StencilCases>& compiled_stencil_cases();
+
+/// Adds entry `index`'s registration to compiled_stencil_cases().
+inline bool add_stencil_cases(std::size_t index, StencilCases cases) {
+  compiled_stencil_cases()[index] = cases;
+  return true;
+}
 
 /// Messages of benchmarks that could not run, in the order they happened.
 std::vector<std::string>& failure_list();

@@ -326,7 +326,7 @@ void register_case(Options const& o, std::string const& policy_name,
       // JSON gets every repetition; the console (make_table_reporter)
       // only the statistics, of which it shows the median and the spread.
       ->DisplayAggregatesOnly(true)
-      // "best" of DESIGN.md: the shortest time, and the highest rate.
+      // The best repetition: the shortest time, and the highest rate.
       ->ComputeStatistics("min",
                           [](std::vector<double> const& v) {
                             return *std::min_element(v.begin(), v.end());

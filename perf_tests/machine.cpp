@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "machine.hpp"
 
-#include <native_cuda/common/peaks.hpp>  // plain constants: every build
 #include <stencil/config.hpp>
+#include <stencil/native_cuda/common/peaks.hpp>  // plain constants: every build
 #if STENCIL_ENABLE_NATIVE_CUDA
-#include <native_cuda/common/grid_barrier.hpp>
-#include <native_cuda/device_tiling/exchange.hpp>
+#include <stencil/native_cuda/common/grid_barrier.hpp>
+#include <stencil/native_cuda/device_tiling/exchange.hpp>
 #endif
 
 #include <Kokkos_Core.hpp>

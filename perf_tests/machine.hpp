@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the benchmarks run on and the ceilings they are measured against,
-// measured or read in the same run as the benchmarks (DESIGN.md,
-// "Measuring").
+// measured or read in the same run as the benchmarks (docs/performance/).
 #pragma once
 
 #include <stencil/model.hpp>

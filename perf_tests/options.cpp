@@ -38,7 +38,7 @@ int parse_positive(std::string const& flag, std::string_view text,
 }
 
 // "8352x8352", "2560x288x384" or "1048576": up to three extents separated
-// by 'x', slowest dimension first as in stencil::Grid and STENCILS.md.
+// by 'x', slowest dimension first as in stencil::Grid and docs/suite.md.
 std::vector<int> parse_extents(std::string const& value) {
   std::string const flag = "--size=" + value;
   char const* const what =
@@ -193,7 +193,7 @@ std::string usage(std::string const& program) {
   return "Usage: " + program +
          R"( [options] [Kokkos flags] [Google Benchmark flags]
 
-Benchmarks every stencil of the suite (STENCILS.md) for every policy and
+Benchmarks every stencil of the suite (docs/suite.md) for every policy and
 precision on Kokkos::DefaultExecutionSpace, against the DRAM-bound ceiling
 measured in the same run.
 Benchmark names: <stencil>/<precision>/<policy>/<size>.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The benchmark suite's tables: which stencils (with their domains),
-// precisions and policies stencil_perf measures. Adding a stencil, a
-// precision or a policy is one entry here.
+// precisions and policies stencil_perf measures. Adding a stencil or a
+// precision is one entry here; the policies come from the library's table
+// of policy traits (policy_table below).
 #pragma once
 
 #include <stencil/stencil.hpp>
@@ -22,7 +23,7 @@ namespace stencil_perf {
 
 using Space = Kokkos::DefaultExecutionSpace;
 
-/// A stencil of the suite with its paper domain (STENCILS.md; extents
+/// A stencil of the suite with its paper domain (docs/suite.md; extents
 /// slowest first), the steps of the "sustained" size and the temporal depth
 /// EBISU uses, which is the step count of the "paper" size (0: no paper
 /// size), and the "larger" domain the issues' reference figures were
@@ -103,73 +104,103 @@ template <class P, int MinRank, int MaxRank>
 PolicyEntry(char const*, P, RankRange<MinRank, MaxRank>, bool)
     -> PolicyEntry<P, MinRank, MaxRank>;
 
-/// Policies with a number of prefetch stages, which --prefetch=LIST sweeps.
+/// Policies with a number of prefetch stages, which --prefetch=LIST sweeps
+/// (from the library's table of policy traits; Auto has none).
 template <class P>
-inline constexpr bool has_prefetch_v =
-    std::is_same_v<P, stencil::StreamingSweep> ||
-    std::is_same_v<P, stencil::TemporalBlocking> ||
-    std::is_same_v<P, stencil::DeviceTiling>;
+inline constexpr bool has_prefetch_v = [] {
+  if constexpr (requires { stencil::policy_traits<P>::has_prefetch; }) {
+    return stencil::policy_traits<P>::has_prefetch;
+  } else {
+    return false;
+  }
+}();
 
 /// Policies with a temporal depth, which --depth=LIST sweeps.
 template <class P>
-inline constexpr bool has_depth_v =
-    std::is_same_v<P, stencil::TemporalBlocking> ||
-    std::is_same_v<P, stencil::DeviceTiling>;
-
-// Policies that only the native CUDA backend implements: stencil::plan
-// refuses them at compile time for other spaces, so they are listed only
-// where the backend exists. A template, so that the other branch is not
-// compiled.
-template <class ExecSpace>
-auto native_policy_table() {
-  if constexpr (stencil::native_available_v<ExecSpace>) {
-    return std::tuple{
-        // On rank-3 grids: SM tiling, beside device tiling.
-        PolicyEntry{"TemporalBlocking", stencil::TemporalBlocking{},
-                    ranks<1, 3>},
-        PolicyEntry{"DeviceTiling", stencil::DeviceTiling{}, ranks<3, 3>},
-        // The same with the exchange buffer kept in L2 as persisting lines,
-        // to measure the default (off) against it. Only when named.
-        PolicyEntry{"DeviceTilingL2Window",
-                    stencil::DeviceTiling{.l2_window = true}, ranks<3, 3>,
-                    true},
-        // One kernel per step through shared memory, measured against the
-        // DRAM-bound ceiling and Naive; its plan chooses the copies (bulk
-        // copies on rank 2 where they can run, cp.async elsewhere).
-        PolicyEntry{"StreamingSweep", stencil::StreamingSweep{}, ranks<2, 3>},
-        // The same with each kind of copy forced, to measure the plan's
-        // choice against the other. Only when named. Bulk copies: the plan
-        // refuses prefetch 0 and padded rows that are not whole 16-byte
-        // items (the suite's float radius-1 rows), which would fail a run of
-        // every policy.
-        PolicyEntry{"StreamingSweepBulk",
-                    stencil::StreamingSweep{.prefetch = -1, .bulk_copy = true},
-                    ranks<2, 3>, true},
-        PolicyEntry{"StreamingSweepAsync",
-                    stencil::StreamingSweep{.prefetch = -1, .bulk_copy = false},
-                    ranks<2, 3>, true},
-    };
+inline constexpr bool has_depth_v = [] {
+  if constexpr (requires { stencil::policy_traits<P>::has_depth; }) {
+    return stencil::policy_traits<P>::has_depth;
   } else {
-    return std::tuple{};
+    return false;
   }
+}();
+
+/// The entry of policy `P` under its own name, for the ranks it runs.
+template <class P>
+auto entry_of(P policy,
+              char const* name = stencil::policy_traits<P>::name.data(),
+              bool only_when_named = false) {
+  using Traits = stencil::policy_traits<P>;
+  return PolicyEntry<P, Traits::min_rank, Traits::max_rank>{
+      name, policy, {}, only_when_named};
+}
+
+/// Every policy of the library's table that has a mechanism on `ExecSpace`
+/// (stencil::plan refuses the others at compile time, so they are not
+/// listed), each with its default parameters.
+template <class ExecSpace>
+auto mechanism_policy_table() {
+  return std::apply(
+      [](auto... policy) {
+        return std::tuple_cat([&] {
+          using P = decltype(policy);
+          if constexpr (stencil::policy_available_v<P, ExecSpace>) {
+            return std::tuple{entry_of(P{})};
+          } else {
+            return std::tuple{};
+          }
+        }()...);
+      },
+      stencil::Policies{});
+}
+
+/// Variants of a policy's parameters, run only when named, to measure a
+/// default against its alternative (docs/decisions/): the exchange buffer
+/// kept in L2 as persisting lines (l2-window-off.md), and each kind of copy
+/// of the single-step sweep forced (streaming-sweep-bulk-copy-rank-2.md;
+/// bulk copies are refused for prefetch 0 and for padded rows that are not
+/// whole 16-byte items, the suite's float radius-1 rows).
+template <class ExecSpace>
+auto variant_policy_table() {
+  using stencil::DeviceTiling;
+  using stencil::StreamingSweep;
+  auto const device_tiling = [] {
+    if constexpr (stencil::policy_available_v<DeviceTiling, ExecSpace>) {
+      return std::tuple{entry_of(DeviceTiling{.l2_window = true},
+                                 "DeviceTilingL2Window", true)};
+    } else {
+      return std::tuple{};
+    }
+  };
+  auto const sweep = [] {
+    if constexpr (stencil::policy_available_v<StreamingSweep, ExecSpace>) {
+      return std::tuple{
+          entry_of(StreamingSweep{.prefetch = -1, .bulk_copy = true},
+                   "StreamingSweepBulk", true),
+          entry_of(StreamingSweep{.prefetch = -1, .bulk_copy = false},
+                   "StreamingSweepAsync", true)};
+    } else {
+      return std::tuple{};
+    }
+  };
+  return std::tuple_cat(device_tiling(), sweep());
 }
 
 // Every policy is tried on every stencil of a rank it implements and on
 // every precision; a plan the library refuses (stencil::error) becomes a
-// failed row and a non-zero exit status, not a crash. A new policy is one
-// more entry here or above; its plan's depth sets the ceiling it is
-// measured against.
+// failed row and a non-zero exit status, not a crash. A new policy needs no
+// entry here: its traits and its mechanism put it in the table; its plan's
+// depth sets the ceiling it is measured against.
 inline auto policy_table() {
   return std::tuple_cat(
+      mechanism_policy_table<Space>(),
       std::tuple{
-          PolicyEntry{"Naive", stencil::Naive{}},
-          PolicyEntry{"SpatialBlocking", stencil::SpatialBlocking{}},
           PolicyEntry{"Auto", stencil::Auto{}},
           // Times Auto's candidates on the grid before the warm-up; the
           // search is not part of the timed runs. Its plan lists them all.
           PolicyEntry{"AutoTuned", stencil::Auto{.tune = true}},
       },
-      native_policy_table<Space>());
+      variant_policy_table<Space>());
 }
 
 /// How many stencils stencil_table() holds. perf_tests/CMakeLists.txt

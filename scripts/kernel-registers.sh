@@ -43,7 +43,7 @@ list)
   # instantiates every kernel it can pick. Rank 2 and rank 3 are two
   # translation units, compiled side by side.
   cat >"$scratch/rank3.cu" <<'EOF'
-#include <native_cuda/device_tiling/launch.hpp>
+#include <stencil/native_cuda/device_tiling/launch.hpp>
 #include <stencil/suite.hpp>
 namespace dt = stencil::native_cuda::device_tiling;
 namespace su = stencil::suite;
@@ -63,7 +63,7 @@ Suite<su::J3d7pt, su::J3d13pt, su::J3d17ptPrescaled, su::J3d17pt,
     probe;
 EOF
   cat >"$scratch/rank2.cu" <<'EOF'
-#include <native_cuda/temporal_blocking/launch.hpp>
+#include <stencil/native_cuda/temporal_blocking/launch.hpp>
 #include <stencil/suite.hpp>
 namespace tb = stencil::native_cuda::temporal_blocking;
 namespace su = stencil::suite;

@@ -116,15 +116,10 @@ constexpr int division_fp_instructions = 3;
 // selects, and for each division in the update its instructions and what
 // they keep the scheduler from issuing. Fitted by hand, one figure per
 // kernel family and one per division, so each also carries the family's
-// shortfall from one instruction per scheduler and clock. 2D
-// TemporalBlocking: 16 + 10 per division, from the default rows of the 2D
-// suite in both forms (divided and prescaled), float and double, on an H100
-// (perf_tests/results/nvidia-h100-auto.md, where all 16 are within 25%);
-// the float rows are issue-bound and imply 12-21 and 8-16 more for a
-// division. 1D TemporalBlocking and the 2D sweep keep the figures fitted to
-// the H200 runs before 0d268ec (30 and 70). Nsight Compute counts 22-53 per
-// cell and level for 2D TemporalBlocking, issued in 50-79% of the cycles
-// (perf_tests/results/nvidia-h200-ncu-counts.md). 0 for the portable
+// shortfall from one instruction per scheduler and clock: 2D
+// TemporalBlocking 16 + 10 per division (fitted to the default rows of the
+// 2D suite in both forms, float and double), 1D TemporalBlocking 30, the 2D
+// sweep 70 (docs/decisions/model-fitted-figures.md). 0 for the portable
 // policies: the model bounds them by DRAM and L1 only, with no issue
 // ceiling.
 double overhead_instructions(Stencil const& s, Config const& c) {
@@ -142,16 +137,11 @@ double overhead_instructions(Stencil const& s, Config const& c) {
 // (fixed + shared accesses + per_tap x taps) and the fraction of the
 // device's issue rate their warps reach at one block per SM. They run one
 // to three blocks of eight warps per SM, too few to hide a cell's chain of
-// shared loads and FMAs: Nsight Compute has their schedulers issuing in
-// 23-40% (DeviceTiling), 29-64% (SM tiling) and 37-71% (the sweep) of the
-// cycles, double below float (perf_tests/results/nvidia-h200-ncu-counts.md).
-// The figures are rounded from a fit (least squares on the logarithm of the
-// rate, perf_tests/scripts/fit_model_3d.py) to every native 3D row of the
-// H200 depth sweep (perf_tests/results/nvidia-h200-depths-3d.json, without
-// its float j3d17pt and j3d27pt rows, which timed underflowed values) and of
-// the H200 auto-3d-rule run. On an H100, which the fit never saw, they put
-// 28 of the 30 default native 3D rows and 56 of 60 rows of a depth sweep
-// within 25% (perf_tests/results/nvidia-h100-model-3d.md).
+// shared loads and FMAs, so their schedulers issue in well under half of
+// the cycles (Nsight Compute). The figures are rounded from a fit (least
+// squares on the logarithm of the rate, perf_tests/scripts/fit_model_3d.py)
+// to measured rows of one GPU and checked on another; the rows, the fit and
+// the check are in docs/decisions/model-fitted-figures.md.
 struct Rank3Family {
   double fixed_double, fixed_float;
   double per_tap;
@@ -163,20 +153,16 @@ struct Rank3Family {
 constexpr Rank3Family sm_tiling_3d{30, 24, 1.3, 0.40, 0.50};
 constexpr Rank3Family device_tiling_3d{37, 37, 0.4, 0.265, 0.465};
 // The 3D sweep through its shared tile. Its DRAM share: its rims and
-// segment starts are read again from L2, and the link between the H200's
-// two L2 partitions is its busiest L2 unit (93% for the copy already); in
-// float j3d7pt also writes 11.8 bytes to L2 per cell where 4 are new.
-// Measured: j3d7pt, the memory-bound row, at 76-78% of the DRAM-bound
-// ceiling in double and 58-60% in float on an H200 and an H100
-// (perf_tests/results/nvidia-h200-ncu-counts.md, -auto-3d-rule.md).
+// segment starts are read again from L2, whose busiest unit it loads
+// further, so its memory-bound row (j3d7pt) stays well below the DRAM-bound
+// ceiling (docs/decisions/model-fitted-figures.md).
 constexpr Rank3Family sweep_3d{8, 0, 2.85, 0.345, 0.45, 0.76, 0.60};
 // The 3D sweep without a shared tile (prefetch 0): the blocks running at
 // once cover a few consecutive planes, and the second read of each plane
-// comes from L2 (j3d7pt on an H100: 92% of the ceiling in double, 83% in
-// float). Its issue figures are fitted by hand to a throwaway launcher's
-// rates of the radius-2 star and the boxes on an H100, which fall linearly
-// with the taps; on perf_tests/results/nvidia-h100-direct-sweep.md they
-// give measured/model 0.87-1.03 (fit_model_3d.py --model --check).
+// comes from L2. Its issue figures are fitted by hand to the rates of the
+// radius-2 star and the boxes, which fall linearly with the taps, and
+// checked with fit_model_3d.py --model --check
+// (docs/decisions/model-fitted-figures.md).
 constexpr Rank3Family direct_sweep_3d{28.5, 8, 0.7, 0.24, 0.25, 0.92, 0.83};
 
 // Of a tagged rim exchange's calibrated round trip, the part DeviceTiling
@@ -218,9 +204,8 @@ double instructions(Stencil const& s, Config const& c, double accesses) {
 // it grows with the square root of the blocks per SM (fitted exponent
 // 0.50), which its depth moves between one and three; so for DeviceTiling,
 // whose family was fitted at one block per SM and which runs two to four at
-// depths 1-3 (z segments): on an H100 its float rows there measured
-// 1.02-1.51 of the model without the factor and 0.84-1.13 with it
-// (perf_tests/results/nvidia-h100-z-segments.md).
+// depths 1-3 (z segments): the factor brought its float rows there from
+// well above the model to around it (docs/decisions/model-fitted-figures.md).
 // The sweep's fraction was fitted at its usual two to four.
 double issued_fraction(Stencil const& s, Config const& c) {
   Rank3Family const* family = rank3_family(s, c);

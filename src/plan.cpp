@@ -16,19 +16,12 @@ std::string to_string(Backend backend) {
 }
 
 std::string to_string(PolicyKind policy) {
-  switch (policy) {
-    case PolicyKind::naive:
-      return "Naive";
-    case PolicyKind::spatial_blocking:
-      return "SpatialBlocking";
-    case PolicyKind::temporal_blocking:
-      return "TemporalBlocking";
-    case PolicyKind::device_tiling:
-      return "DeviceTiling";
-    case PolicyKind::streaming_sweep:
-      return "StreamingSweep";
-  }
-  return "unknown";
+  std::string name = "unknown";
+  detail::for_each_policy([&](auto p) {
+    using Traits = policy_traits<decltype(p)>;
+    if (Traits::kind == policy) name = Traits::name;
+  });
+  return name;
 }
 
 std::string to_string(Boundary boundary) {
@@ -78,7 +71,7 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
   // its iteration starts); the sweep loads it when it needs it.
   auto print_prefetch = [&](char const* plain) {
     out << ", prefetch ";
-    if (p.prefetch > 0 && p.bulk_copy) {
+    if (p.prefetch > 0 && p.native_cuda.bulk_copy) {
       out << p.prefetch << " (cp.async.bulk, one per line, on mbarriers)";
     } else if (p.prefetch > 0) {
       out << p.prefetch << " (cp.async)";
@@ -87,7 +80,7 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
     }
   };
   char const* const temporal_plain =
-      p.input_to_ring
+      p.native_cuda.input_to_ring
           ? "each input plane copied with cp.async into its ring slot as "
             "its iteration starts"
           : "plain loads, an iteration ahead";
@@ -96,10 +89,12 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
                                : temporal_plain);
     out << ", threads " << p.team_size;
     if (p.rank == 2) {
-      out << " (" << p.columns_per_thread
-          << (p.columns_per_thread == 1 ? " column" : " adjacent columns")
-          << " x " << p.rows_per_thread << " rows each)";
-      if (p.plane_sums) out << ", rows summed in registers (linear box)";
+      out << " (" << p.native_cuda.columns_per_thread
+          << (p.native_cuda.columns_per_thread == 1 ? " column"
+                                                    : " adjacent columns")
+          << " x " << p.native_cuda.rows_per_thread << " rows each)";
+      if (p.native_cuda.plane_sums)
+        out << ", rows summed in registers (linear box)";
     }
     out << ", registers " << p.registers << ", local memory "
         << p.local_memory_bytes << " B/thread"
@@ -108,13 +103,16 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
   }
   if (p.policy == PolicyKind::device_tiling) {
     out << ", tile " << p.tile.x << "x" << p.tile.y << " per block, "
-        << p.z_segments << " z segment" << (p.z_segments == 1 ? "" : "s")
-        << " of " << p.tile.z << " planes, regions " << p.regions << " of "
-        << p.blocks << " blocks, exchange " << p.exchange;
-    if (p.plane_sums) out << ", planes summed in registers (linear box)";
-    if (p.inside_kernel) out << ", kernel for tiles inside the grid";
-    if (p.l2_window_bytes > 0) {
-      out << " (L2 window: " << p.l2_window_bytes
+        << p.native_cuda.z_segments << " z segment"
+        << (p.native_cuda.z_segments == 1 ? "" : "s") << " of " << p.tile.z
+        << " planes, regions " << p.native_cuda.regions << " of " << p.blocks
+        << " blocks, exchange " << p.native_cuda.exchange;
+    if (p.native_cuda.plane_sums)
+      out << ", planes summed in registers (linear box)";
+    if (p.native_cuda.inside_kernel)
+      out << ", kernel for tiles inside the grid";
+    if (p.native_cuda.l2_window_bytes > 0) {
+      out << " (L2 window: " << p.native_cuda.l2_window_bytes
           << " B of it kept as persisting lines)";
     }
     print_prefetch(temporal_plain);

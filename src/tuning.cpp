@@ -24,11 +24,6 @@ namespace {
 // then refused with a message to delete them, never misread.
 constexpr int tuning_format = 1;
 
-constexpr std::array<PolicyKind, 5> all_policies{
-    PolicyKind::naive, PolicyKind::spatial_blocking,
-    PolicyKind::temporal_blocking, PolicyKind::device_tiling,
-    PolicyKind::streaming_sweep};
-
 std::string value_text(TunedChoice const& c) {
   std::ostringstream out;
   out << to_string(c.policy) << " depth " << c.depth << " prefetch "
@@ -48,13 +43,16 @@ std::optional<TunedChoice> parse_value(std::string const& text) {
       measured != "measured" || unit != "GCells/s" || (in >> rest)) {
     return std::nullopt;
   }
-  for (PolicyKind kind : all_policies) {
-    if (to_string(kind) == name) {
-      c.policy = kind;
-      return c;
+  bool known = false;
+  for_each_policy([&](auto policy) {
+    using Traits = policy_traits<decltype(policy)>;
+    if (Traits::name == name) {
+      c.policy = Traits::kind;
+      known = true;
     }
-  }
-  return std::nullopt;
+  });
+  if (!known) return std::nullopt;
+  return c;
 }
 
 using Entries = std::map<std::string, TunedChoice>;

@@ -2,16 +2,19 @@
 #pragma once
 
 #include <stencil/config.hpp>
-#include <stencil/detail/backend_trait.hpp>
-
-#include <Kokkos_Core.hpp>
-
-// The one dispatch point of the native backend.
-#if defined(KOKKOS_ENABLE_CUDA) && STENCIL_ENABLE_NATIVE_CUDA
-#include <native_cuda/native_cuda.hpp>
-#endif
 
 namespace stencil {
+
+/// The families of kernels the library has.
+enum class Backend {
+  portable,     ///< Kokkos parallel patterns; every execution space
+  native_cuda,  ///< hand-written CUDA kernels; Kokkos::Cuda only
+};
+
+/// True when a native backend is compiled in and serves `ExecSpace`. A
+/// default-false availability trait: native backends specialise it.
+template <class ExecSpace>
+inline constexpr bool native_available_v = false;
 
 /// The backend that serves `ExecSpace` in this build: the native CUDA backend
 /// for Kokkos::Cuda when the build enables it (STENCIL_ENABLE_NATIVE_CUDA),

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <stencil/detail/mechanism.hpp>
+#include <stencil/detail/planning.hpp>
 #include <stencil/detail/run.hpp>
 #include <stencil/error.hpp>
 #include <stencil/grid.hpp>
@@ -15,24 +17,16 @@ namespace stencil {
 
 namespace detail {
 
-/// The native policies a plan made from `How` for a rank-`Rank` grid can
-/// name. iterate() instantiates the kernels of these only: each native
-/// family is dozens of kernels (one per depth and load path) for every
-/// functor and value type, so a call with Naive must not compile them.
+/// The policies a plan made from `How` for a rank-`Rank` grid can name.
+/// iterate() instantiates the mechanisms of these only.
 template <class How, int Rank>
-constexpr PolicyKinds native_kinds_for() {
-  if constexpr (std::is_same_v<How, TemporalBlocking>) {
-    return kind_bit(PolicyKind::temporal_blocking);
-  } else if constexpr (std::is_same_v<How, DeviceTiling>) {
-    return kind_bit(PolicyKind::device_tiling);
-  } else if constexpr (std::is_same_v<How, StreamingSweep>) {
-    return kind_bit(PolicyKind::streaming_sweep);
-  } else if constexpr (std::is_same_v<How, Auto>) {
-    return auto_native_kinds<Rank>;
+constexpr PolicyKinds kinds_for() {
+  if constexpr (std::is_same_v<How, Auto>) {
+    return auto_kinds<Rank>;
   } else if constexpr (std::is_same_v<How, Plan>) {
-    return native_kinds;  // a plan from any policy
+    return all_kinds;  // a plan from any policy
   } else {
-    return 0;  // Naive and SpatialBlocking are portable
+    return kinds_of<How>();
   }
 }
 
@@ -91,8 +85,7 @@ void iterate(ExecSpace const& space, Grid<T, Rank, MemorySpace>& grid,
     p = plan(space, grid, op, how);
   }
   if (steps == 0) return;
-  detail::run_plan<detail::native_kinds_for<How, Rank>()>(space, grid, op,
-                                                          steps, p);
+  detail::run_plan<detail::kinds_for<How, Rank>()>(space, grid, op, steps, p);
 }
 
 /// iterate() on the default execution space.

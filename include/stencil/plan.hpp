@@ -2,12 +2,13 @@
 #pragma once
 
 #include <stencil/backend.hpp>
-#include <stencil/detail/plan_data.hpp>
+#include <stencil/detail/native_dispatch.hpp>
 #include <stencil/detail/planning.hpp>
 #include <stencil/detail/tuning.hpp>
 #include <stencil/detail/validate.hpp>
 #include <stencil/error.hpp>
 #include <stencil/grid.hpp>
+#include <stencil/plan_type.hpp>
 #include <stencil/policy.hpp>
 #include <stencil/traits.hpp>
 
@@ -23,8 +24,16 @@
 
 namespace stencil {
 
-/// Resolves `policy` (Naive, SpatialBlocking or Auto) for `grid` and `op` on
-/// `space`: checks everything a run would check and returns what would run.
+/// True where this build has a mechanism that runs `Policy` on `ExecSpace`
+/// (an availability trait: Naive and SpatialBlocking run everywhere, the
+/// native policies where a native backend registered them).
+template <class Policy, class ExecSpace>
+inline constexpr bool policy_available_v =
+    detail::mechanism_available_v<Policy, ExecSpace>;
+
+/// Resolves `policy` (any policy of policy_traits, or Auto) for `grid` and
+/// `op` on `space` with the mechanism registered for it: checks everything a
+/// run would check and returns what would run.
 /// Throws stencil::error for an unusable grid or policy; touches nothing.
 template <class ExecSpace, class T, int Rank, class MemorySpace, class Op,
           class Policy>
@@ -40,50 +49,31 @@ Plan plan(ExecSpace const& space, Grid<T, Rank, MemorySpace> const& grid,
                 "stencil::DeviceTiling, stencil::StreamingSweep or "
                 "stencil::Auto");
   static_assert(
-      !std::is_same_v<Policy, TemporalBlocking> ||
-          native_available_v<ExecSpace>,
-      "stencil::plan: TemporalBlocking runs on the native CUDA "
-      "backend only (Kokkos::Cuda with STENCIL_ENABLE_NATIVE_CUDA=ON); "
-      "use Naive or SpatialBlocking on this execution space");
-  static_assert(
-      !std::is_same_v<Policy, DeviceTiling> || native_available_v<ExecSpace>,
-      "stencil::plan: DeviceTiling runs on the native CUDA backend only "
-      "(Kokkos::Cuda with STENCIL_ENABLE_NATIVE_CUDA=ON); use Naive or "
-      "SpatialBlocking on this execution space");
-  static_assert(
-      !std::is_same_v<Policy, StreamingSweep> || native_available_v<ExecSpace>,
-      "stencil::plan: StreamingSweep runs on the native CUDA "
-      "backend only (Kokkos::Cuda with "
-      "STENCIL_ENABLE_NATIVE_CUDA=ON); use Naive or "
-      "SpatialBlocking on this execution space");
-  static_assert(!std::is_same_v<Policy, StreamingSweep> || Rank >= 2,
-                "stencil::plan: StreamingSweep streams the lines of a rank-2 "
-                "grid or the planes of a rank-3 grid; a rank-1 grid has "
-                "nothing to stream, use Naive or TemporalBlocking");
-  static_assert(
       Kokkos::SpaceAccessibility<ExecSpace, MemorySpace>::accessible,
       "stencil::plan: the grid's memory space is not accessible from this "
       "execution space; allocate the grid in ExecSpace::memory_space");
+  if constexpr (!std::is_same_v<Policy, Auto>) {
+    static_assert(runs_rank_v<Policy, Rank>,
+                  "stencil::plan: the policy does not run grids of this rank "
+                  "(DeviceTiling runs rank 3; StreamingSweep ranks 2 and 3; "
+                  "the others every rank)");
+    static_assert(detail::mechanism_available_v<Policy, ExecSpace>,
+                  "stencil::plan: no mechanism runs this policy on this "
+                  "execution space in this build (the native policies need "
+                  "Kokkos::Cuda with STENCIL_ENABLE_NATIVE_CUDA=ON); use "
+                  "Naive, SpatialBlocking or Auto here");
+  }
   (void)space;  // used by Auto's tuning only
   (void)op;
   detail::validate_grid<Op>(grid);
   Plan p = detail::describe<Op>(ExecSpace::name(), grid);
   p.space_backend = backend_for<ExecSpace>;
-  if constexpr (std::is_same_v<Policy, Naive>) {
-    p.policy = PolicyKind::naive;
-  } else if constexpr (std::is_same_v<Policy, SpatialBlocking>) {
-    detail::resolve_spatial_blocking<ExecSpace>(p, policy.tile);
-  } else if constexpr (std::is_same_v<Policy, TemporalBlocking>) {
-    detail::Native<ExecSpace>::template plan_temporal_blocking<T, Op>(p,
-                                                                      policy);
-  } else if constexpr (std::is_same_v<Policy, DeviceTiling>) {
-    detail::Native<ExecSpace>::template plan_device_tiling<T, Op>(p, policy);
-  } else if constexpr (std::is_same_v<Policy, StreamingSweep>) {
-    detail::Native<ExecSpace>::template plan_streaming_sweep<T, Op>(p, policy);
-  } else {
+  if constexpr (std::is_same_v<Policy, Auto>) {
     detail::choose_automatically<ExecSpace, T, Op>(p);
     if (detail::tuning_requested(policy)) detail::tune(space, grid, op, p);
     return p;
+  } else {
+    detail::plan_with<ExecSpace, T, Op, detail::all_kinds>(p, policy);
   }
   detail::add_prediction<ExecSpace, T, Op>(p);
   return p;

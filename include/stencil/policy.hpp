@@ -2,6 +2,8 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
+#include <tuple>
 #include <type_traits>
 
 namespace stencil {
@@ -125,10 +127,6 @@ constexpr PolicyKinds kind_bit(PolicyKind kind) {
   return 1u << static_cast<unsigned>(kind);
 }
 
-inline constexpr PolicyKinds native_kinds =
-    kind_bit(PolicyKind::temporal_blocking) |
-    kind_bit(PolicyKind::device_tiling) | kind_bit(PolicyKind::streaming_sweep);
-
 /// Not a policy but a restriction on one: in a set with temporal_blocking,
 /// rank-3 TemporalBlocking (SM tiling) compiles its kernels of depths 1 to
 /// auto_sm_tiling_depths only, and DeviceTiling those of depths 1 to
@@ -148,10 +146,80 @@ inline constexpr int auto_device_tiling_depths = 5;
 
 }  // namespace detail
 
+/// The one table of policy traits the frontend reads (plan, iterate, Auto,
+/// tuning and the benchmarks): a policy's kind and name, the grid ranks it
+/// runs, and the parameters it has. Which execution spaces run it is not
+/// here but in the mechanisms registered for it (detail/mechanism.hpp).
+template <class Policy>
+struct policy_traits;
+
+template <>
+struct policy_traits<Naive> {
+  static constexpr PolicyKind kind = PolicyKind::naive;
+  static constexpr std::string_view name = "Naive";
+  static constexpr int min_rank = 1, max_rank = 3;
+  static constexpr bool has_depth = false, has_prefetch = false;
+  /// Auto may choose it (untimed or tuned) for a rank-`rank` grid.
+  static constexpr bool auto_candidate(int) { return true; }
+};
+template <>
+struct policy_traits<SpatialBlocking> {
+  static constexpr PolicyKind kind = PolicyKind::spatial_blocking;
+  static constexpr std::string_view name = "SpatialBlocking";
+  static constexpr int min_rank = 1, max_rank = 3;
+  static constexpr bool has_depth = false, has_prefetch = false;
+  static constexpr bool auto_candidate(int) { return true; }
+};
+template <>
+struct policy_traits<TemporalBlocking> {
+  static constexpr PolicyKind kind = PolicyKind::temporal_blocking;
+  static constexpr std::string_view name = "TemporalBlocking";
+  static constexpr int min_rank = 1, max_rank = 3;
+  static constexpr bool has_depth = true, has_prefetch = true;
+  static constexpr bool auto_candidate(int) { return true; }
+};
+template <>
+struct policy_traits<DeviceTiling> {
+  static constexpr PolicyKind kind = PolicyKind::device_tiling;
+  static constexpr std::string_view name = "DeviceTiling";
+  static constexpr int min_rank = 3, max_rank = 3;
+  static constexpr bool has_depth = true, has_prefetch = true;
+  static constexpr bool auto_candidate(int) { return true; }
+};
+template <>
+struct policy_traits<StreamingSweep> {
+  static constexpr PolicyKind kind = PolicyKind::streaming_sweep;
+  static constexpr std::string_view name = "StreamingSweep";
+  static constexpr int min_rank = 2, max_rank = 3;
+  static constexpr bool has_depth = false, has_prefetch = true;
+  /// Auto considers the sweep on rank 3 only: on rank 2 temporal blocking
+  /// reads DRAM once per block of steps where the sweep reads it every step.
+  static constexpr bool auto_candidate(int rank) { return rank == 3; }
+};
+
+/// Every policy that names one way to run (Auto chooses among them), in the
+/// order Auto and the benchmarks list them.
+using Policies = std::tuple<Naive, SpatialBlocking, TemporalBlocking,
+                            DeviceTiling, StreamingSweep>;
+
 template <class P>
-inline constexpr bool is_policy_v =
-    std::is_same_v<P, Naive> || std::is_same_v<P, SpatialBlocking> ||
-    std::is_same_v<P, TemporalBlocking> || std::is_same_v<P, DeviceTiling> ||
-    std::is_same_v<P, StreamingSweep> || std::is_same_v<P, Auto>;
+inline constexpr bool is_policy_v = requires {
+  policy_traits<P>::kind;
+}
+|| std::is_same_v<P, Auto>;
+
+/// True where `Policy` runs grids of rank `Rank`.
+template <class Policy, int Rank>
+inline constexpr bool runs_rank_v =
+    Rank >= policy_traits<Policy>::min_rank&& Rank <=
+    policy_traits<Policy>::max_rank;
+
+namespace detail {
+/// f(Policy{}) for every policy of the table, in order.
+template <class F>
+constexpr void for_each_policy(F&& f) {
+  std::apply([&](auto... policy) { (f(policy), ...); }, Policies{});
+}
+}  // namespace detail
 
 }  // namespace stencil

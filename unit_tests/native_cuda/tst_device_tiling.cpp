@@ -33,7 +33,7 @@ namespace dt = stencil::native_cuda::device_tiling;
 template <class T, class Op, class Policy>
 using KernelFor =
     std::conditional_t<std::is_same_v<Policy, stencil::DeviceTiling>,
-                       dt::Kernel<T, Op>, dt::IsolatedKernel<T, Op>>;
+                       dt::Kernel<T, Op>, dt::SmTilingKernel<T, Op>>;
 
 template <class T, class Op, class Policy = stencil::DeviceTiling>
 int max_depth(int prefetch = 0) {
@@ -157,7 +157,7 @@ void check_all_depths(Op const& op) {
     using T = decltype(value);
     int const nz = 16 * depth * (3 * Op::radius + 1) + 5;
     auto const p = check<T>(op, {nz, 38, 45}, depth, {steps});
-    EXPECT_GT(p.z_segments, 1) << p;
+    EXPECT_GT(p.native_cuda.z_segments, 1) << p;
   };
   for (int depth = 1; depth <= deepest; ++depth) {
     if (fits<double, Op>(depth, 0)) segmented(double{}, depth, 2 * depth + 1);
@@ -280,8 +280,8 @@ void check_tiles_inside() {
   bool ran_inside = false;
   for (int depth = 1; depth <= deepest; ++depth) {
     auto const p = check<T>(op, {29, 64, 96}, depth, {depth, 2 * depth + 1});
-    if (p.inside_kernel) EXPECT_GE(p.blocks_per_sm, 2) << p;
-    ran_inside = ran_inside || p.inside_kernel;
+    if (p.native_cuda.inside_kernel) EXPECT_GE(p.blocks_per_sm, 2) << p;
+    ran_inside = ran_inside || p.native_cuda.inside_kernel;
   }
   EXPECT_TRUE(ran_inside) << "no depth ran the kernel for tiles inside";
   // The default depth, deep enough in z for segments.
@@ -294,11 +294,11 @@ void check_tiles_inside() {
       check<T>(op, {16 * depth * 4 + 5, 64, 96}, depth, {depth + 1});
   std::ostringstream text;
   text << segmented;
-  EXPECT_TRUE(segmented.inside_kernel) << segmented;
+  EXPECT_TRUE(segmented.native_cuda.inside_kernel) << segmented;
   EXPECT_NE(text.str().find("kernel for tiles inside the grid"),
             std::string::npos)
       << segmented;
-  EXPECT_GT(segmented.z_segments, 1) << segmented;
+  EXPECT_GT(segmented.native_cuda.z_segments, 1) << segmented;
   if (!stencil_test::small_only()) {
     // Depth 1 in as many z segments as the kernel for every launch holds
     // blocks (4 per SM on sm_90 in float): the kernel for tiles inside
@@ -306,7 +306,7 @@ void check_tiles_inside() {
     check<T>(op, {3000, 64, 96}, 1, {1, 2});
   }
   auto const ragged = check<T>(op, {29, 63, 96}, depth, {depth + 1});
-  EXPECT_FALSE(ragged.inside_kernel) << ragged;
+  EXPECT_FALSE(ragged.native_cuda.inside_kernel) << ragged;
 }
 
 TEST(DeviceTiling, TilesInsideTheGrid) {
@@ -315,7 +315,7 @@ TEST(DeviceTiling, TilesInsideTheGrid) {
   check_tiles_inside<double>();
   auto const radius_two =
       check<float>(stencil::suite::J3d13pt{}, {29, 64, 96}, 2, {3});
-  EXPECT_FALSE(radius_two.inside_kernel) << radius_two;
+  EXPECT_FALSE(radius_two.native_cuda.inside_kernel) << radius_two;
 }
 
 // More tiles than resident blocks: the plane is cut into regions that
@@ -327,10 +327,10 @@ TEST(DeviceTiling, SeveralRegions) {
   using stencil::suite::J3d27pt;
   int const d27 = max_depth<double, J3d27pt>();
   auto const p = check<double>(J3d27pt{}, {7, 601, 487}, d27, {d27 + 2});
-  EXPECT_GT(p.regions, 1) << p;
+  EXPECT_GT(p.native_cuda.regions, 1) << p;
   int const d13 = max_depth<float, J3d13pt>();
   auto const q = check<float>(J3d13pt{}, {6, 597, 555}, d13, {d13});
-  EXPECT_GT(q.regions, 1) << q;
+  EXPECT_GT(q.native_cuda.regions, 1) << q;
 }
 
 // The grid-sync exchange, measured against the default (tagged) one and
@@ -378,7 +378,7 @@ void check_l2_window(Op const& op, std::array<int, 3> extents, int depth,
       dt::TileShapeOf<T, Op, dt::Exchange<T>>::edge_cells;
   auto const device = stencil::native_cuda::current_device_limits();
   EXPECT_EQ(
-      p.l2_window_bytes,
+      p.native_cuda.l2_window_bytes,
       std::min({dt::exchange_parities<Op, dt::Exchange<T>> * (depth - 1) *
                     exchanged_cells * dt::Exchange<T>::cell_bytes,
                 device.persisting_l2_max, device.access_policy_window_max}))
@@ -393,7 +393,7 @@ void check_l2_window(Op const& op, std::array<int, 3> extents, int depth,
   std::size_t limit_before = 1, limit_after = 1;
   ASSERT_EQ(cudaDeviceGetLimit(&limit_before, cudaLimitPersistingL2CacheSize),
             cudaSuccess);
-  ASSERT_LT(limit_before, p.l2_window_bytes);
+  ASSERT_LT(limit_before, p.native_cuda.l2_window_bytes);
   stencil::iterate(Kokkos::Cuda{}, c.grid, op, steps, policy);
   Kokkos::fence();
   EXPECT_TRUE(c.matches(steps));
@@ -442,7 +442,7 @@ TEST(DeviceTiling, L2Window) {
   // Off by default.
   auto const p = stencil::plan(Kokkos::Cuda{}, grid, stencil::suite::J3d7pt{},
                                stencil::DeviceTiling{});
-  EXPECT_EQ(p.l2_window_bytes, 0u) << p;
+  EXPECT_EQ(p.native_cuda.l2_window_bytes, 0u) << p;
 }
 
 TEST(DeviceTiling, RefusesWhatItCannotRun) {
@@ -500,7 +500,7 @@ TEST(DeviceTiling, RefusesWhatItCannotRun) {
   for (auto const plan :
        {+[](stencil::Plan& p) { dt::plan<double, J3d7pt>(p, 2, 0); },
         +[](stencil::Plan& p) {
-          dt::plan_isolated<double, J3d7pt>(p, 2, 0);
+          dt::plan_sm_tiling<double, J3d7pt>(p, 2, 0);
         }}) {
     stencil_test::expect_refused_with(
         [&] {
@@ -522,7 +522,8 @@ TEST(DeviceTiling, PlanReportsTheLaunch) {
   text << p;
   // 12x11 tiles, in as many z segments as the resident blocks hold.
   std::string const blocks =
-      "regions 1 of " + std::to_string(12 * 11 * p.z_segments) + " blocks";
+      "regions 1 of " + std::to_string(12 * 11 * p.native_cuda.z_segments) +
+      " blocks";
   for (std::string const part :
        {"backend: native_cuda", "DeviceTiling", "depth 3", "tile 32x32",
         " z segment", blocks.c_str(), "exchange tagged", "registers",
@@ -534,10 +535,10 @@ TEST(DeviceTiling, PlanReportsTheLaunch) {
   int const resident =
       p.blocks_per_sm *
       stencil::native_cuda::current_device_limits().multiprocessors;
-  EXPECT_EQ(p.z_segments, std::max(1, resident / (12 * 11))) << p;
-  EXPECT_GE(p.z_segments * p.tile.z, 2560) << p;
-  EXPECT_LT((p.z_segments - 1) * p.tile.z, 2560) << p;
-  EXPECT_EQ(p.blocks, 12 * 11 * p.z_segments) << p;
+  EXPECT_EQ(p.native_cuda.z_segments, std::max(1, resident / (12 * 11))) << p;
+  EXPECT_GE(p.native_cuda.z_segments * p.tile.z, 2560) << p;
+  EXPECT_LT((p.native_cuda.z_segments - 1) * p.tile.z, 2560) << p;
+  EXPECT_EQ(p.blocks, 12 * 11 * p.native_cuda.z_segments) << p;
   EXPECT_LE(p.blocks, resident) << p;
   std::cout << text.str() << '\n';
   // The default depth of a double star: the deepest depth with two blocks
@@ -578,7 +579,7 @@ TEST(DeviceTiling, PlanReportsTheLaunch) {
     auto const chosen =
         stencil::plan(Kokkos::Cuda{}, g, op, stencil::DeviceTiling{});
     EXPECT_GE(chosen.blocks_per_sm, 2) << chosen;
-    EXPECT_GT(chosen.z_segments, 1) << chosen;
+    EXPECT_GT(chosen.native_cuda.z_segments, 1) << chosen;
     if (chosen.depth < max_depth<T, decltype(op)>()) {
       auto const deeper = stencil::plan(
           Kokkos::Cuda{}, g, op, stencil::DeviceTiling{chosen.depth + 1});
@@ -599,22 +600,26 @@ TEST(DeviceTiling, PlanReportsTheLaunch) {
     s << p;
     return s.str().find("planes summed in registers") != std::string::npos;
   };
-  EXPECT_TRUE(double_box.plane_sums && says_summed(double_box)) << double_box;
+  EXPECT_TRUE(double_box.native_cuda.plane_sums && says_summed(double_box))
+      << double_box;
   auto const float_box =
       two_blocks_deepest(single, stencil::suite::Poisson19pt{});
-  EXPECT_FALSE(float_box.plane_sums || says_summed(float_box)) << float_box;
+  EXPECT_FALSE(float_box.native_cuda.plane_sums || says_summed(float_box))
+      << float_box;
   auto const divided = stencil::plan(
       Kokkos::Cuda{}, grid, stencil::suite::J3d27pt{}, stencil::DeviceTiling{});
-  EXPECT_FALSE(divided.plane_sums || says_summed(divided)) << divided;
+  EXPECT_FALSE(divided.native_cuda.plane_sums || says_summed(divided))
+      << divided;
   auto const sm_tiling =
       stencil::plan(Kokkos::Cuda{}, grid, stencil::suite::Poisson19pt{},
                     stencil::TemporalBlocking{});
-  EXPECT_FALSE(sm_tiling.plane_sums || says_summed(sm_tiling)) << sm_tiling;
+  EXPECT_FALSE(sm_tiling.native_cuda.plane_sums || says_summed(sm_tiling))
+      << sm_tiling;
   // With plain loads, double input planes are copied into their ring slot
   // (copies_input_to_ring) in device and SM tiling; float planes are not.
-  EXPECT_TRUE(double_box.input_to_ring) << double_box;
-  EXPECT_TRUE(sm_tiling.input_to_ring) << sm_tiling;
-  EXPECT_FALSE(float_box.input_to_ring) << float_box;
+  EXPECT_TRUE(double_box.native_cuda.input_to_ring) << double_box;
+  EXPECT_TRUE(sm_tiling.native_cuda.input_to_ring) << sm_tiling;
+  EXPECT_FALSE(float_box.native_cuda.input_to_ring) << float_box;
   two_blocks_deepest(single, stencil::suite::J3d7pt{});
   two_blocks_deepest(single, stencil::suite::J3d13pt{});
   auto const staged =

@@ -4,8 +4,8 @@
 // cannot be resident together are refused before they launch.
 #include "native_test.hpp"
 
-#include <native_cuda/common/grid_barrier.hpp>
 #include <stencil/error.hpp>
+#include <stencil/native_cuda/common/grid_barrier.hpp>
 
 #include <gtest/gtest.h>
 

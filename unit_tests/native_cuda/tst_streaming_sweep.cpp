@@ -8,8 +8,8 @@
 #include "../reference.hpp"
 #include "native_test.hpp"
 
-#include <native_cuda/common/device.hpp>
-#include <native_cuda/common/prefetch.hpp>
+#include <stencil/native_cuda/common/device.hpp>
+#include <stencil/native_cuda/common/prefetch.hpp>
 
 #include <stencil/stencil.hpp>
 #include <stencil/suite.hpp>
@@ -69,8 +69,8 @@ void check(Op const& op, std::array<int, Op::rank> extents, int prefetch,
     ASSERT_EQ(p.backend, stencil::Backend::native_cuda);
     ASSERT_EQ(p.policy, stencil::PolicyKind::streaming_sweep);
     if (prefetch >= 0) ASSERT_EQ(p.prefetch, prefetch);
-    ASSERT_EQ(p.bulk_copy, bulk.value_or(bulk_by_default<T, rank>(extents, halo,
-                                                                  p.prefetch)));
+    ASSERT_EQ(p.native_cuda.bulk_copy, bulk.value_or(bulk_by_default<T, rank>(
+                                           extents, halo, p.prefetch)));
     EXPECT_EQ(p.local_memory_bytes, 0) << "the kernel spills: " << p;
     // The policy, not the plan p: iterate plans it again (the same plan)
     // and compiles only this policy's kernels, where a Plan argument would
@@ -297,8 +297,8 @@ TEST(StreamingSweep, PlanReportsTheLaunch) {
   auto const fallback =
       stencil::plan(Kokkos::Cuda{}, ragged, stencil::suite::J2d5pt{},
                     stencil::StreamingSweep{});
-  EXPECT_EQ(chosen.bulk_copy, bulk_copies_run()) << chosen;
-  EXPECT_FALSE(fallback.bulk_copy) << fallback;
+  EXPECT_EQ(chosen.native_cuda.bulk_copy, bulk_copies_run()) << chosen;
+  EXPECT_FALSE(fallback.native_cuda.bulk_copy) << fallback;
   std::ostringstream chosen_text, fallback_text;
   chosen_text << chosen;
   fallback_text << fallback;

@@ -263,8 +263,8 @@ TEST(TemporalBlocking, PlanReportsTheNativeLaunch) {
   auto const pairs = default_plan(stencil::suite::J2d25pt{});
   std::ostringstream pairs_text;
   pairs_text << pairs;
-  EXPECT_EQ(pairs.columns_per_thread, 2) << pairs_text.str();
-  EXPECT_EQ(pairs.rows_per_thread, 2) << pairs_text.str();
+  EXPECT_EQ(pairs.native_cuda.columns_per_thread, 2) << pairs_text.str();
+  EXPECT_EQ(pairs.native_cuda.rows_per_thread, 2) << pairs_text.str();
   EXPECT_EQ(pairs.depth, 3) << pairs_text.str();
   EXPECT_EQ(pairs.tile.x + 2 * pairs.depth * 2, 2 * pairs.team_size)
       << pairs_text.str();
@@ -272,11 +272,11 @@ TEST(TemporalBlocking, PlanReportsTheNativeLaunch) {
             std::string::npos)
       << pairs_text.str();
   auto const star = default_plan(stencil::suite::J2d9pt{});
-  EXPECT_EQ(star.columns_per_thread, 1) << star;
-  EXPECT_EQ(star.rows_per_thread, 3) << star;
+  EXPECT_EQ(star.native_cuda.columns_per_thread, 1) << star;
+  EXPECT_EQ(star.native_cuda.rows_per_thread, 3) << star;
   // The divided form is not linear: its pairs read whole neighbourhoods,
   // with plain loads.
-  EXPECT_FALSE(pairs.plane_sums) << pairs_text.str();
+  EXPECT_FALSE(pairs.native_cuda.plane_sums) << pairs_text.str();
   EXPECT_EQ(pairs.prefetch, 0) << pairs_text.str();
   EXPECT_EQ(pairs_text.str().find("rows summed"), std::string::npos)
       << pairs_text.str();
@@ -322,8 +322,8 @@ TEST(TemporalBlocking, LinearBoxPairsAreSummedByRow) {
   auto const summed = plan_of(0.0, {});
   std::ostringstream text;
   text << summed;
-  EXPECT_TRUE(summed.plane_sums) << text.str();
-  EXPECT_EQ(summed.columns_per_thread, 2) << text.str();
+  EXPECT_TRUE(summed.native_cuda.plane_sums) << text.str();
+  EXPECT_EQ(summed.native_cuda.columns_per_thread, 2) << text.str();
   EXPECT_EQ(summed.depth, 3) << text.str();
   EXPECT_EQ(summed.prefetch, 1) << text.str();
   EXPECT_EQ(summed.local_memory_bytes, 0) << text.str();
@@ -332,17 +332,17 @@ TEST(TemporalBlocking, LinearBoxPairsAreSummedByRow) {
       << text.str();
   // A column per thread (deeper) and float are not summed.
   auto const single = plan_of(0.0, stencil::TemporalBlocking{5, 0});
-  EXPECT_EQ(single.columns_per_thread, 1) << single;
-  EXPECT_FALSE(single.plane_sums) << single;
+  EXPECT_EQ(single.native_cuda.columns_per_thread, 1) << single;
+  EXPECT_FALSE(single.native_cuda.plane_sums) << single;
   auto const in_float = plan_of(0.0f, {});
-  EXPECT_FALSE(in_float.plane_sums) << in_float;
+  EXPECT_FALSE(in_float.native_cuda.plane_sums) << in_float;
   EXPECT_EQ(in_float.prefetch, 0) << in_float;
   // A user's linear box is summed too.
   stencil::Grid<double, 2, Kokkos::CudaSpace> signed_grid("b", {37, 53},
                                                           {.halo = 2});
   auto const signed_plan = stencil::plan(
       Kokkos::Cuda{}, signed_grid, SignedBox{}, stencil::TemporalBlocking{2});
-  EXPECT_TRUE(signed_plan.plane_sums) << signed_plan;
+  EXPECT_TRUE(signed_plan.native_cuda.plane_sums) << signed_plan;
   // Results, at every depth that sums where its kernel fits (on sm_90 this
   // functor's depth-3 kernels spill) and every prefetch; the suite's
   // prescaled j2d25pt is checked in Prescaled2D.

@@ -2,12 +2,14 @@
 #pragma once
 
 #include <stencil/backend.hpp>
-#include <stencil/detail/plan_data.hpp>
+#include <stencil/detail/mechanism.hpp>
+#include <stencil/detail/native_dispatch.hpp>
 #include <stencil/detail/planning.hpp>
 #include <stencil/detail/run.hpp>
 #include <stencil/detail/tuning_cache.hpp>
 #include <stencil/error.hpp>
 #include <stencil/grid.hpp>
+#include <stencil/plan_type.hpp>
 #include <stencil/policy.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -39,60 +41,52 @@ std::string tuning_device(ExecSpace const& space) {
 }
 
 /// The plan for `choice` on a grid `described`, through the same checks as
-/// stencil::plan; throws stencil::error where it cannot run (a depth that
-/// no longer fits, a policy Auto does not compile for this rank).
+/// stencil::plan, by the mechanism of the choice's policy with Auto's
+/// kernels; throws stencil::error where it cannot run (a depth that no
+/// longer fits, a policy Auto does not compile for this rank or space).
 template <class ExecSpace, class T, class Op>
 Plan plan_for_choice(Plan const& described, TunedChoice const& choice) {
+  constexpr int rank = Op::rank;
+  constexpr PolicyKinds kinds = auto_kinds<rank>;
   Plan p = described;
-  bool const native = choice.policy == PolicyKind::temporal_blocking ||
-                      choice.policy == PolicyKind::device_tiling ||
-                      choice.policy == PolicyKind::streaming_sweep;
-  if (!native) {
-    if (choice.policy == PolicyKind::naive) {
-      p.policy = PolicyKind::naive;
-    } else {
-      resolve_spatial_blocking<ExecSpace>(p, choice.tile);
+  bool planned = false;
+  for_each_policy([&](auto policy) {
+    using Policy = decltype(policy);
+    if constexpr (mechanism_available_v<Policy, ExecSpace> &&
+                  runs_rank_v<Policy, rank> &&
+                  (kinds & kind_bit(policy_traits<Policy>::kind)) != 0) {
+      if (planned || choice.policy != policy_traits<Policy>::kind) return;
+      if constexpr (requires { policy.tile; }) policy.tile = choice.tile;
+      if constexpr (policy_traits<Policy>::has_depth) {
+        policy.depth = choice.depth;
+      }
+      if constexpr (policy_traits<Policy>::has_prefetch) {
+        policy.prefetch = choice.prefetch;
+      }
+      plan_with<ExecSpace, T, Op, kinds>(p, policy);
+      planned = true;
     }
-    return p;
-  }
-  STENCIL_EXPECT((auto_native_kinds<Op::rank> & kind_bit(choice.policy)) != 0 &&
-                     native_available_v<ExecSpace>,
-                 "Auto does not run ", to_string(choice.policy), " on a rank-",
-                 Op::rank, " grid on ", described.execution_space,
-                 " in this build (it compiles the native kernels of "
-                 "TemporalBlocking for rank 1 and 2, and of StreamingSweep, "
-                 "TemporalBlocking at depths 1-",
-                 auto_sm_tiling_depths, " and DeviceTiling at depths 1-",
-                 auto_device_tiling_depths,
-                 " for rank 3, where the native CUDA backend is enabled)");
-  // Only the kernels Auto compiles for this rank are instantiated.
-  constexpr PolicyKinds kinds = auto_native_kinds<Op::rank>;
-  if constexpr (native_available_v<ExecSpace> &&
-                (kinds & kind_bit(PolicyKind::temporal_blocking)) != 0) {
-    if (choice.policy == PolicyKind::temporal_blocking) {
-      Native<ExecSpace>::template plan_temporal_blocking<T, Op, kinds>(
-          p, TemporalBlocking{choice.depth, choice.prefetch});
-    }
-  }
-  if constexpr (native_available_v<ExecSpace> &&
-                (kinds & kind_bit(PolicyKind::device_tiling)) != 0) {
-    if (choice.policy == PolicyKind::device_tiling) {
-      Native<ExecSpace>::template plan_device_tiling<T, Op, kinds>(
-          p, DeviceTiling{choice.depth, choice.prefetch});
-    }
-  }
-  if constexpr (native_available_v<ExecSpace> &&
-                (kinds & kind_bit(PolicyKind::streaming_sweep)) != 0) {
-    if (choice.policy == PolicyKind::streaming_sweep) {
-      Native<ExecSpace>::template plan_streaming_sweep<T, Op>(
-          p, StreamingSweep{choice.prefetch});
-    }
-  }
+  });
+  STENCIL_EXPECT(planned, "Auto does not run ", to_string(choice.policy),
+                 " on a rank-", rank, " grid on ", described.execution_space,
+                 " in this build (no mechanism for it that Auto compiles)");
   return p;
 }
 
 inline TunedChoice choice_of(Plan const& p) {
   return {p.policy, p.depth, p.prefetch, p.tile, 0.0};
+}
+
+/// True where the policy of `kind` takes a depth and a prefetch: the
+/// second round times the leader's prefetch depths at its depth.
+inline bool has_depth_and_prefetch(PolicyKind kind) {
+  bool result = false;
+  for_each_policy([&](auto policy) {
+    using Traits = policy_traits<decltype(policy)>;
+    if (Traits::kind == kind)
+      result = Traits::has_depth && Traits::has_prefetch;
+  });
+  return result;
 }
 
 inline std::string candidate_label(Plan const& p) {
@@ -103,52 +97,31 @@ inline std::string candidate_label(Plan const& p) {
     if (p.rank >= 2) out << 'x' << p.tile.y;
     if (p.rank == 3) out << 'x' << p.tile.z;
   }
-  if (p.policy == PolicyKind::temporal_blocking ||
-      p.policy == PolicyKind::device_tiling) {
+  if (has_depth_and_prefetch(p.policy)) {
     out << " depth " << p.depth;
   }
   if (p.backend == Backend::native_cuda) out << " prefetch " << p.prefetch;
   return out.str();
 }
 
-/// The first round of candidates: every policy Auto compiles for this rank
-/// and space, the temporal ones at every depth Auto runs (rank 3: SM tiling
-/// at depths 1 to auto_sm_tiling_depths, device tiling at depths 1 to
-/// auto_device_tiling_depths). Refused ones are left out by the caller.
-template <int Rank>
-std::vector<TunedChoice> first_round_choices(bool native) {
-  std::vector<TunedChoice> choices{
-      {PolicyKind::naive, 0, -1, Tile{}, 0.0},
-      {PolicyKind::spatial_blocking, 0, -1, Tile{}, 0.0}};
-  if (!native) return choices;
-  if constexpr ((auto_native_kinds<Rank> &
-                 kind_bit(PolicyKind::temporal_blocking)) != 0) {
-    std::vector<int> depths;
-    if constexpr (Rank == 1) {
-      depths = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
-    } else if constexpr (Rank == 2) {
-      depths = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
-    } else {
-      for (int d = 1; d <= auto_sm_tiling_depths; ++d) depths.push_back(d);
+/// The first round of candidates: what each mechanism Auto compiles for
+/// this rank and space proposes (the temporal ones at every depth Auto
+/// runs). Refused ones are left out by the caller.
+template <class ExecSpace, class T, class Op>
+std::vector<TunedChoice> first_round_choices() {
+  constexpr int rank = Op::rank;
+  std::vector<TunedChoice> choices;
+  for_each_policy([&](auto policy) {
+    using Policy = decltype(policy);
+    if constexpr (mechanism_available_v<Policy, ExecSpace> &&
+                  runs_rank_v<Policy, rank> &&
+                  policy_traits<Policy>::auto_candidate(rank)) {
+      for (TunedChoice const& c :
+           Mechanism<Policy, ExecSpace>::template tuning_candidates<T, Op>()) {
+        choices.push_back(c);
+      }
     }
-    for (int depth : depths) {
-      choices.push_back(
-          {PolicyKind::temporal_blocking, depth, -1, Tile{}, 0.0});
-    }
-  }
-  if constexpr ((auto_native_kinds<Rank> &
-                 kind_bit(PolicyKind::device_tiling)) != 0) {
-    for (int depth = 1; depth <= auto_device_tiling_depths; ++depth) {
-      choices.push_back({PolicyKind::device_tiling, depth, -1, Tile{}, 0.0});
-    }
-  }
-  if constexpr ((auto_native_kinds<Rank> &
-                 kind_bit(PolicyKind::streaming_sweep)) != 0) {
-    for (int prefetch = 0; prefetch <= 4; ++prefetch) {
-      choices.push_back(
-          {PolicyKind::streaming_sweep, 0, prefetch, Tile{}, 0.0});
-    }
-  }
+  });
   return choices;
 }
 
@@ -163,7 +136,7 @@ double time_candidate(ExecSpace const& space,
                       Grid<T, Rank, MemorySpace> const& grid,
                       Grid<T, Rank, MemorySpace>& scratch, Op const& op,
                       Plan const& c, double seconds) {
-  constexpr PolicyKinds kinds = auto_native_kinds<Rank>;
+  constexpr PolicyKinds kinds = auto_kinds<Rank>;
   auto const reset = [&] {
     Kokkos::deep_copy(space, scratch.current(), grid.current());
     Kokkos::deep_copy(space, scratch.next(), grid.next());
@@ -266,7 +239,6 @@ void tune(ExecSpace const& space, Grid<T, Rank, MemorySpace> const& grid,
         "); use Auto{} (untimed) or a plan of your own, or free memory"));
   }
   constexpr double seconds_per_candidate = 0.01;
-  bool const native = native_available_v<ExecSpace>;
 
   struct Timed {
     Plan plan;
@@ -293,17 +265,17 @@ void tune(ExecSpace const& space, Grid<T, Rank, MemorySpace> const& grid,
   auto const by_rate = [](Timed const& a, Timed const& b) {
     return a.gcells > b.gcells;
   };
-  for (TunedChoice const& choice : first_round_choices<Rank>(native)) {
+  for (TunedChoice const& choice : first_round_choices<ExecSpace, T, Op>()) {
     try_choice(choice);
   }
   STENCIL_EXPECT(!timed.empty(),
                  "Auto{.tune = true}: no candidate plan runs this grid");
   Plan const leader =
       std::min_element(timed.begin(), timed.end(), by_rate)->plan;
-  if (leader.policy == PolicyKind::temporal_blocking && leader.rank >= 2) {
+  // Rank 1's temporal kernel has nothing to prefetch.
+  if (has_depth_and_prefetch(leader.policy) && leader.rank >= 2) {
     for (int prefetch = 0; prefetch <= 2; ++prefetch) {
-      try_choice(
-          {PolicyKind::temporal_blocking, leader.depth, prefetch, Tile{}, 0.0});
+      try_choice({leader.policy, leader.depth, prefetch, Tile{}, 0.0});
     }
   }
   std::sort(timed.begin(), timed.end(), by_rate);

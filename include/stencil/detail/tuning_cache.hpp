@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <stencil/detail/plan_data.hpp>
+#include <stencil/plan_type.hpp>
 #include <stencil/policy.hpp>
 
 #include <filesystem>

@@ -11,8 +11,8 @@
 
 namespace stencil::detail {
 
-/// How the streaming kernel holds planes, by stencil shape, as measured on
-/// an H200 (docs/decisions/naive-vector-kernel.md).
+/// How the streaming kernel holds planes, by stencil shape, as measured
+/// (docs/decisions/naive-vector-kernel.md).
 ///
 /// Star stencils read only the centre column of the other planes, so the
 /// ring keeps just the centre vectors and the loads run a plane ahead. Box

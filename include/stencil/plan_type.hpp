@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <stencil/backend.hpp>
+#include <stencil/grid.hpp>
+#include <stencil/model.hpp>
+#include <stencil/policy.hpp>
+#include <stencil/traits.hpp>
+
+#include <array>
+#include <cstddef>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+namespace stencil {
+
+/// What `iterate` will run: the backend and policy, with every parameter
+/// resolved. Made by `stencil::plan`, printable, and reusable for any grid of
+/// the same extents, value type and boundary on the same execution space.
+struct Plan {
+  std::string execution_space;          ///< Kokkos name of the execution space
+  Backend backend = Backend::portable;  ///< the backend that runs the plan
+  Backend space_backend = Backend::portable;  ///< backend_for<ExecSpace>
+  PolicyKind policy = PolicyKind::naive;
+  bool chosen_by_auto = false;
+  std::string reason;  ///< why Auto chose this, or empty
+  /// Auto{.tune = true}: the plans timed and their GCells/s, or the cache
+  /// the choice was read from; empty otherwise.
+  std::string tuning;
+
+  int rank = 0;
+  int radius = 0;
+  Shape shape = Shape::star;
+  std::array<int, 3> extents{1, 1, 1};  ///< (z, y, x); unused dims are 1
+  int halo = 0;
+  Boundary boundary = Boundary::fixed;
+  int value_size = 0;  ///< sizeof(T)
+
+  /// SpatialBlocking: cells per team (1 where unused). TemporalBlocking:
+  /// x = valid output columns per block (the block computes
+  /// x + 2*depth*radius), y = output rows per streaming partition.
+  /// DeviceTiling: the xy tile of one block, z = the planes it streams.
+  Tile tile{1, 1, 1};
+  int depth = 1;                  ///< time steps per kernel launch
+  int team_size = 0;              ///< threads per team or block, 0 where none
+  std::size_t scratch_bytes = 0;  ///< scratch (shared) memory per team
+
+  // Native kernels only (0 otherwise): the compiled kernel's resources and
+  // the launch's shape.
+  int registers = 0;           ///< registers per thread
+  int local_memory_bytes = 0;  ///< per thread; non-zero means spills
+  int blocks = 0;              ///< blocks per launch
+  int blocks_per_sm = 0;       ///< resident blocks per multiprocessor
+  /// Native kernels: loads in flight as asynchronous copies into shared
+  /// memory (lines or planes ahead of the one computed); 0 = plain loads.
+  int prefetch = 0;
+  /// What the native CUDA mechanisms decided beyond the fields above: the
+  /// shape of their kernels and launches. Their runs read it; the plan
+  /// prints it. Another backend's details would sit beside it.
+  struct NativeCuda {
+    /// Temporal kernels (rank 2 and 3): output rows one thread computes per
+    /// level and iteration, and adjacent columns it owns (rank 2: 1, or a
+    /// pair that shares its neighbours' loads).
+    int rows_per_thread = 0;
+    int columns_per_thread = 0;
+    /// DeviceTiling: launches per `depth` steps (regions of the xy plane run
+    /// one after another) and how the blocks exchange their tiles' rims.
+    int regions = 0;
+    /// DeviceTiling: z segments streamed side by side, each a device tile of
+    /// its own (tile.z planes each), so that an SM holds a block of each.
+    int z_segments = 0;
+    std::string exchange;
+    /// DeviceTiling: the kernel sums a linear double box plane by plane,
+    /// reading each streamed plane's taps once per level and carrying 2r
+    /// unfinished sums per cell in registers. TemporalBlocking on rank 2: the
+    /// same row by row, on pairs of columns.
+    bool plane_sums = false;
+    /// DeviceTiling: every tile lies inside the grid in x and y, and the
+    /// launches run the kernel for that (no per-cell boundary selects).
+    bool inside_kernel = false;
+    /// StreamingSweep: the prefetch moves whole lines with cp.async.bulk.
+    bool bulk_copy = false;
+    /// Rank-3 TemporalBlocking and DeviceTiling with prefetch 0, double: each
+    /// input plane is copied with cp.async straight into its ring slot in the
+    /// iteration that stores it, not loaded into registers an iteration ahead.
+    bool input_to_ring = false;
+    /// DeviceTiling: bytes of the exchange buffer its launches keep in L2 as
+    /// persisting lines (DeviceTiling::l2_window); 0 for none.
+    std::size_t l2_window_bytes = 0;
+  };
+  NativeCuda native_cuda;
+  std::string device;  ///< the GPU the plan was made for
+
+  /// stencil::model's prediction for this plan, where it makes one: a
+  /// native CUDA build (the model's device figures come from its
+  /// calibration) and a functor that declares `flops`. Empty otherwise,
+  /// and `model_note` says why.
+  std::optional<model::Prediction> prediction;
+  /// The device figures the prediction used and where they came from, or
+  /// why there is no prediction.
+  std::string model_note;
+};
+
+std::ostream& operator<<(std::ostream& out, Plan const& plan);
+std::string to_string(Backend backend);
+std::string to_string(PolicyKind policy);
+std::string to_string(Boundary boundary);
+std::string to_string(Shape shape);
+
+}  // namespace stencil
