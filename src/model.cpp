@@ -2,6 +2,7 @@
 #include <stencil/detail/cache_file.hpp>
 #include <stencil/error.hpp>
 #include <stencil/model.hpp>
+#include <stencil/plan_type.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -25,22 +26,6 @@ using detail::throw_error;
 namespace {
 
 constexpr double unbounded = std::numeric_limits<double>::infinity();
-
-char const* policy_name(PolicyKind kind) {
-  switch (kind) {
-    case PolicyKind::naive:
-      return "Naive";
-    case PolicyKind::spatial_blocking:
-      return "SpatialBlocking";
-    case PolicyKind::temporal_blocking:
-      return "TemporalBlocking";
-    case PolicyKind::device_tiling:
-      return "DeviceTiling";
-    case PolicyKind::streaming_sweep:
-      return "StreamingSweep";
-  }
-  return "an unknown policy";
-}
 
 int points(Stencil const& s) {
   int const width = 2 * s.radius + 1;
@@ -261,7 +246,7 @@ void check(Stencil const& s, Config const& c, std::array<int, 3> const& extents,
   STENCIL_EXPECT(c.columns >= 1, "model: columns per thread is ", c.columns,
                  "; give 1 or more");
   STENCIL_EXPECT(blocks_in_time(c.policy) || c.depth == 1,
-                 "model: ", policy_name(c.policy),
+                 "model: ", to_string(c.policy),
                  " takes one step per pass, not ", c.depth,
                  "; use depth 1, or TemporalBlocking or DeviceTiling");
   STENCIL_EXPECT(
@@ -276,7 +261,7 @@ void check(Stencil const& s, Config const& c, std::array<int, 3> const& extents,
                            ? 2 * s.radius * c.depth + 1
                            : 1;
     bool const fits = c.tile_x >= needed && (s.rank < 3 || c.tile_y >= needed);
-    STENCIL_EXPECT(fits, "model: ", policy_name(c.policy), " tile ", c.tile_x,
+    STENCIL_EXPECT(fits, "model: ", to_string(c.policy), " tile ", c.tile_x,
                    "x", c.tile_y, " at depth ", c.depth, " with radius ",
                    s.radius, " leaves no valid cell; tile extents",
                    s.rank == 3 ? " (x and y)" : " (x)", " must be at least ",
@@ -291,7 +276,7 @@ void check(Stencil const& s, Config const& c, std::array<int, 3> const& extents,
                  s.value_size * 8, " throughput; give fp", s.value_size * 8,
                  "_gflops > 0");
   STENCIL_EXPECT(c.policy == PolicyKind::naive || d.shared_tbs > 0,
-                 "model: ", policy_name(c.policy),
+                 "model: ", to_string(c.policy),
                  " works through shared memory, but device '", d.name,
                  "' has no shared-memory bandwidth; give shared_tbs > 0");
   STENCIL_EXPECT(

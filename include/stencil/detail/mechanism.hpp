@@ -10,8 +10,6 @@
 //   static constexpr bool available = true;
 //   template <class T, class Op, PolicyKinds Kinds>
 //   static void plan(Plan& p, Policy const&);    // fills p or throws
-//   template <class T, class Op, PolicyKinds Kinds>
-//   static Support can_implement(Plan const& described, Policy const&);
 //   template <PolicyKinds Kinds, class T, int Rank, class MemorySpace,
 //             class Op>
 //   static void run(ExecSpace const&, Grid<T, Rank, MemorySpace>&,
@@ -20,6 +18,10 @@
 //   static AutoPreference auto_preference();     // Auto's untimed rule
 //   template <class T, class Op>
 //   static std::vector<TunedChoice> tuning_candidates();  // Auto's tuning
+// and, where it can tell more cheaply than by planning, optionally
+//   template <class T, class Op, PolicyKinds Kinds>
+//   static Support can_implement(Plan const& described, Policy const&);
+// (detail::can_implement below answers from the planner otherwise).
 // `Kinds` is the set of policies the caller compiles (iterate with a
 // policy compiles one, with Auto the ones Auto may choose): a mechanism
 // whose kernels depend on it (Auto's depth caps) instantiates only those.
@@ -74,6 +76,22 @@ Support support_of(Plan const& described, MakePlan&& make_plan) {
     return {false, e.what()};
   }
   return {};
+}
+
+/// Whether the mechanism of `Policy` on `ExecSpace` can run the grid and
+/// functor `described` with `policy`, and if not, why: the mechanism's own
+/// can_implement where it has one, else its planner's verdict.
+template <class ExecSpace, class T, class Op, PolicyKinds Kinds, class Policy>
+Support can_implement(Plan const& described, Policy const& policy) {
+  using M = Mechanism<Policy, ExecSpace>;
+  if constexpr (requires {
+                  M::template can_implement<T, Op, Kinds>(described, policy);
+                }) {
+    return M::template can_implement<T, Op, Kinds>(described, policy);
+  } else {
+    return support_of(
+        described, [&](Plan& p) { M::template plan<T, Op, Kinds>(p, policy); });
+  }
 }
 
 /// The kinds of a set of policies, one bit each (policy.hpp's kind_bit).

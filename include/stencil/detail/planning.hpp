@@ -119,9 +119,8 @@ void choose_automatically(Plan& p) {
         if (why_naive.empty()) why_naive = preference.why_not;
         return;
       }
-      using M = Mechanism<Policy, ExecSpace>;
       Support const support =
-          M::template can_implement<T, Op, auto_kinds<rank>>(p, Policy{});
+          can_implement<ExecSpace, T, Op, auto_kinds<rank>>(p, Policy{});
       if (!support) {
         // A later preferred mechanism may still run it.
         if (why_naive.rfind("one kernel per step; ", 0) != 0) {

@@ -82,9 +82,10 @@ struct Mechanism<Naive, ExecSpace,
     p.backend = Backend::portable;
     p.policy = PolicyKind::naive;
   }
+  /// Naive runs every grid plan() accepts.
   template <class T, class Op, PolicyKinds Kinds>
   static Support can_implement(Plan const&, Naive const&) {
-    return {};  // every grid plan() accepts
+    return {};
   }
   template <PolicyKinds Kinds, class T, int Rank, class MemorySpace, class Op>
   static void run(ExecSpace const& space, Grid<T, Rank, MemorySpace>& grid,
@@ -120,12 +121,6 @@ struct Mechanism<SpatialBlocking, ExecSpace,
   template <class T, class Op, PolicyKinds Kinds>
   static void plan(Plan& p, SpatialBlocking const& policy) {
     resolve_spatial_blocking<ExecSpace>(p, policy.tile);
-  }
-  template <class T, class Op, PolicyKinds Kinds>
-  static Support can_implement(Plan const& described,
-                               SpatialBlocking const& policy) {
-    return support_of(described,
-                      [&](Plan& p) { plan<T, Op, Kinds>(p, policy); });
   }
   template <PolicyKinds Kinds, class T, int Rank, class MemorySpace, class Op>
   static void run(ExecSpace const& space, Grid<T, Rank, MemorySpace>& grid,

@@ -107,12 +107,6 @@ struct Mechanism<TemporalBlocking, Kokkos::Cuda> {
                                                   policy.prefetch);
     }
   }
-  template <class T, class Op, PolicyKinds Kinds>
-  static Support can_implement(Plan const& described,
-                               TemporalBlocking const& policy) {
-    return support_of(described,
-                      [&](Plan& p) { plan<T, Op, Kinds>(p, policy); });
-  }
   template <PolicyKinds Kinds, class T, int Rank, class MemorySpace, class Op>
   static void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
                   Op const& op, int steps, Plan const& p,
@@ -186,12 +180,6 @@ struct Mechanism<DeviceTiling, Kokkos::Cuda> {
                                      native_cuda::device_tiling_depths<Kinds>>(
         p, policy.depth, policy.prefetch, policy.l2_window);
   }
-  template <class T, class Op, PolicyKinds Kinds>
-  static Support can_implement(Plan const& described,
-                               DeviceTiling const& policy) {
-    return support_of(described,
-                      [&](Plan& p) { plan<T, Op, Kinds>(p, policy); });
-  }
   template <PolicyKinds Kinds, class T, int Rank, class MemorySpace, class Op>
   static void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
                   Op const& op, int steps, Plan const& p,
@@ -262,12 +250,6 @@ struct Mechanism<StreamingSweep, Kokkos::Cuda> {
   static void plan(Plan& p, StreamingSweep const& policy) {
     native_cuda::streaming_sweep::plan<T, Op>(p, policy.prefetch,
                                               policy.bulk_copy);
-  }
-  template <class T, class Op, PolicyKinds Kinds>
-  static Support can_implement(Plan const& described,
-                               StreamingSweep const& policy) {
-    return support_of(described,
-                      [&](Plan& p) { plan<T, Op, Kinds>(p, policy); });
   }
   template <PolicyKinds Kinds, class T, int Rank, class MemorySpace, class Op>
   static void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
