@@ -357,38 +357,4 @@ Facts ceiling_facts(Ceilings const& c) {
   return f;
 }
 
-std::string ceiling_summary(Ceilings const& c) {
-  std::ostringstream out;
-  auto items = [&](CopyBandwidth const& b) {
-    return fixed(b.median_gbs, 1) + " GB/s (" +
-           fixed(100.0 * b.median_gbs / c.copy.median_gbs, 0) + "%)";
-  };
-  out << "copy bandwidth: " << fixed(c.copy.median_gbs, 1)
-      << " GB/s, 16-byte items, median of " << c.copy.samples << ", 2 x "
-      << (c.copy.bytes_per_array >> 20) << " MiB\n"
-      << "  one double per item: " << items(c.copy_double)
-      << ", one float per item: " << items(c.copy_float) << "\n"
-      << "DRAM-bound ceiling, one kernel per step: "
-      << fixed(c.dram_gcells(sizeof(double)), 2) << " GCells/s (double), "
-      << fixed(c.dram_gcells(sizeof(float)), 2) << " GCells/s (float)\n";
-  if (c.shared_gbs > 0) {
-    out << "shared memory: " << fixed(c.shared_gbs, 0) << " GB/s\n";
-  }
-  if (c.barrier_us_grid_sync > 0) {
-    out << "device-wide barrier, one 256-thread block per SM: grid sync "
-        << fixed(c.barrier_us_grid_sync, 2) << " us, counter "
-        << fixed(c.barrier_us_counter, 2)
-        << " us; tagged exchange with 4 neighbours (device tiling's): "
-        << fixed(c.exchange_us_tagged, 2) << " us\n";
-  }
-  if (c.fp64_gflops > 0) {
-    out << "FP peak: " << fixed(c.fp64_gflops, 0) << " GFLOP/s (FP64), "
-        << fixed(c.fp32_gflops, 0) << " GFLOP/s (FP32)\n";
-  }
-  if (c.model_device) {
-    out << "model calibration: " << *c.model_device << "\n";
-  }
-  return out.str();
-}
-
 }  // namespace stencil_perf

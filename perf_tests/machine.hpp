@@ -78,8 +78,7 @@ Machine describe_machine();
 /// uses smaller arrays. Requires Kokkos to be initialised.
 Ceilings measure_ceilings(bool quick);
 
-/// The ceilings as context entries, and as console lines.
+/// The ceilings as context entries (the JSON's context).
 Facts ceiling_facts(Ceilings const& c);
-std::string ceiling_summary(Ceilings const& c);
 
 }  // namespace stencil_perf

@@ -10,7 +10,6 @@
 #include <stencil/native_cuda/streaming_sweep/kernels.hpp>
 
 #include <stencil/detail/portable/layout.hpp>
-#include <stencil/detail/portable/periodic_halo.hpp>
 #include <stencil/detail/time_loop.hpp>
 #include <stencil/error.hpp>
 #include <stencil/grid.hpp>
