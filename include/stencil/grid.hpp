@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <stencil/detail/memory.hpp>
 #include <stencil/error.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <array>
 #include <cstddef>
+#include <exception>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -48,7 +51,9 @@ struct ViewData<T, 3> {
 /// {nz, ny, nx}); the last dimension is contiguous (LayoutRight).
 ///
 /// A Grid owns its buffers and is move-only: a copy would share buffers but
-/// not which one is current.
+/// not which one is current (stencil::deep_copy copies the values). Moving
+/// leaves the source empty, like a default-constructed Grid; using an empty
+/// grid is a stencil::bad_input.
 template <class T, int Rank,
           class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 class Grid {
@@ -65,8 +70,14 @@ class Grid {
                                  Kokkos::LayoutRight, MemorySpace>;
   static constexpr int rank = Rank;
 
-  /// Allocates both buffers (zero-initialised). Throws stencil::error if an
-  /// extent is not positive or the halo is negative.
+  /// An empty grid: no buffers, nothing to iterate. Assign one to it.
+  Grid() = default;
+
+  /// Allocates both buffers (zero-initialised). Throws stencil::bad_input if
+  /// an extent is not positive, the halo is outside 0..64 or an extent with
+  /// its halos does not fit the 32-bit index of a dimension, and
+  /// stencil::out_of_memory if the memory space cannot hold both buffers
+  /// (checked before anything is allocated where the space can tell).
   Grid(std::string label, std::array<int, Rank> const& extents,
        GridOptions options = {})
       : m_label(std::move(label)),
@@ -74,23 +85,55 @@ class Grid {
         m_halo(options.halo),
         m_boundary(options.boundary) {
     for (int d = 0; d < Rank; ++d) {
-      STENCIL_EXPECT(extents[d] > 0, "grid '", m_label, "': extent ", d,
-                     " is ", extents[d],
+      STENCIL_EXPECT(extents[d] > 0, "grid '", m_label, "': extent ", d, " is ",
+                     extents[d],
                      "; every extent must be a positive number of cells");
     }
     STENCIL_EXPECT(m_halo >= 0 && m_halo <= 64, "grid '", m_label,
                    "': halo is ", m_halo,
                    "; it must be between 0 and 64 cells (at least the radius "
                    "of the stencils you apply)");
-    m_buffers[0] = allocate(m_label + ":a");
-    m_buffers[1] = allocate(m_label + ":b");
+    constexpr long long largest = std::numeric_limits<int>::max();
+    for (int d = 0; d < Rank; ++d) {
+      STENCIL_EXPECT(
+          static_cast<long long>(extents[d]) + 2LL * m_halo <= largest,
+          "grid '", m_label, "': extent ", d, " is ", extents[d],
+          " cells and with a halo of ", m_halo, " on each side ",
+          static_cast<long long>(extents[d]) + 2LL * m_halo,
+          "; a dimension is indexed with 32-bit integers, so an extent may "
+          "be at most ",
+          largest - 2LL * m_halo);
+    }
+    allocate_buffers();
   }
 
   Grid(Grid const&) = delete;
   Grid& operator=(Grid const&) = delete;
-  Grid(Grid&&) noexcept = default;
-  Grid& operator=(Grid&&) noexcept = default;
+  Grid(Grid&& other) noexcept
+      : m_label(std::move(other.m_label)),
+        m_extents(other.m_extents),
+        m_halo(other.m_halo),
+        m_boundary(other.m_boundary),
+        m_buffers(std::move(other.m_buffers)),
+        m_current(other.m_current) {
+    other.clear();
+  }
+  Grid& operator=(Grid&& other) noexcept {
+    if (this != &other) {
+      m_label = std::move(other.m_label);
+      m_extents = other.m_extents;
+      m_halo = other.m_halo;
+      m_boundary = other.m_boundary;
+      m_buffers = std::move(other.m_buffers);
+      m_current = other.m_current;
+      other.clear();
+    }
+    return *this;
+  }
   ~Grid() = default;
+
+  /// True for a default-constructed or moved-from grid: it has no buffers.
+  bool empty() const noexcept { return !m_buffers[0].is_allocated(); }
 
   std::string const& label() const { return m_label; }
   std::array<int, Rank> const& extents() const { return m_extents; }
@@ -117,7 +160,70 @@ class Grid {
   /// Makes `next()` current. Called by iterate after each step.
   void swap() noexcept { m_current = 1 - m_current; }
 
+  /// Bytes both buffers take, halos included.
+  std::size_t bytes() const {
+    std::size_t cells = 1;
+    for (int d = 0; d < Rank; ++d) {
+      cells *= static_cast<std::size_t>(padded_extent(d));
+    }
+    return 2 * cells * sizeof(T);
+  }
+
  private:
+  void clear() noexcept {
+    m_label.clear();
+    m_extents = {};
+    m_halo = 0;
+    m_buffers = {};
+    m_current = 0;
+  }
+
+  /// Checks the size against what the memory space has free, then allocates.
+  /// A padded extent fits an int, so the cell count (at most 3 x 31 bits)
+  /// needs an overflow check only in its product with the value size.
+  void allocate_buffers() {
+    constexpr std::size_t most = std::numeric_limits<std::size_t>::max();
+    bool overflow = false;
+    auto multiply = [&](std::size_t a, std::size_t b) {
+      overflow |= b != 0 && a > most / b;
+      return a * b;
+    };
+    std::size_t cells = 1;
+    for (int d = 0; d < Rank; ++d) {
+      cells = multiply(cells, static_cast<std::size_t>(padded_extent(d)));
+    }
+    std::size_t const requested = multiply(cells, 2 * sizeof(T));
+    std::size_t const available = detail::available_bytes<MemorySpace>();
+    if (overflow) {
+      detail::throw_out_of_memory(
+          detail::concat("grid '", m_label, "': two buffers of ", cells,
+                         " cells of ", sizeof(T),
+                         " bytes overflow a 64-bit size; use smaller extents"),
+          std::numeric_limits<std::size_t>::max(), available);
+    }
+    if (available != 0 && requested > available) {
+      detail::throw_out_of_memory(
+          detail::concat("grid '", m_label, "' needs ",
+                         detail::format_bytes(requested), " (", requested,
+                         " bytes: two buffers, halos included) in ",
+                         MemorySpace::name(), ", which has ",
+                         detail::format_bytes(available), " (", available,
+                         " bytes) free; use smaller extents or free memory"),
+          requested, available);
+    }
+    try {
+      m_buffers[0] = allocate(m_label + ":a");
+      m_buffers[1] = allocate(m_label + ":b");
+    } catch (std::exception const& e) {
+      m_buffers = {};
+      detail::throw_out_of_memory(
+          detail::concat("grid '", m_label, "': allocating ",
+                         detail::format_bytes(requested), " in ",
+                         MemorySpace::name(), " failed (", e.what(), ")"),
+          requested, available);
+    }
+  }
+
   view_type allocate(std::string const& name) const {
     if constexpr (Rank == 1) {
       return view_type(name, padded_extent(0));
@@ -143,12 +249,43 @@ class Grid {
   }
 
   std::string m_label;
-  std::array<int, Rank> m_extents;
-  int m_halo;
-  Boundary m_boundary;
+  std::array<int, Rank> m_extents{};
+  int m_halo = 0;
+  Boundary m_boundary = Boundary::fixed;
   std::array<view_type, 2> m_buffers;
   int m_current = 0;
 };
+
+namespace detail {
+/// Refuses an empty (default-constructed or moved-from) grid, naming the
+/// call that was given it.
+template <class T, int Rank, class MemorySpace>
+void expect_not_empty(Grid<T, Rank, MemorySpace> const& grid,
+                      char const* call) {
+  STENCIL_EXPECT(!grid.empty(), call,
+                 ": the grid is empty (default-constructed or moved from); "
+                 "use the grid it was moved to, or construct a new one");
+}
+}  // namespace detail
+
+/// Copies the values of both buffers of `source`, halos included, into
+/// `destination`, which must have the same extents and halo; either may
+/// live in another memory space. Synchronous. The boundary stays
+/// `destination`'s own.
+template <class T, int Rank, class DestinationSpace, class SourceSpace>
+void deep_copy(Grid<T, Rank, DestinationSpace>& destination,
+               Grid<T, Rank, SourceSpace> const& source) {
+  detail::expect_not_empty(source, "deep_copy (source)");
+  detail::expect_not_empty(destination, "deep_copy (destination)");
+  STENCIL_EXPECT(destination.extents() == source.extents() &&
+                     destination.halo() == source.halo(),
+                 "deep_copy: grid '", source.label(), "' and grid '",
+                 destination.label(),
+                 "' differ in extents or halo; copy between grids of the "
+                 "same shape");
+  Kokkos::deep_copy(destination.current(), source.current());
+  Kokkos::deep_copy(destination.next(), source.next());
+}
 
 /// Sets every cell of both buffers, halo included, to `f(i)` / `f(i, j)` /
 /// `f(i, j, k)`, where the indices are interior coordinates (the halo has
@@ -157,6 +294,7 @@ class Grid {
 /// Synchronous: returns when the device holds the values.
 template <class T, int Rank, class MemorySpace, class F>
 void fill(Grid<T, Rank, MemorySpace>& grid, F&& f) {
+  detail::expect_not_empty(grid, "fill");
   auto host = Kokkos::create_mirror_view(Kokkos::HostSpace{}, grid.current());
   int const h = grid.halo();
   if constexpr (Rank == 1) {

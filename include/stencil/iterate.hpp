@@ -11,6 +11,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <exception>
+#include <string>
 #include <type_traits>
 
 namespace stencil {
@@ -40,16 +42,27 @@ void check_plan_matches(Plan const& p, Grid<T, Rank, MemorySpace> const& grid) {
                     p.extents == expected.extents && p.halo == expected.halo &&
                     p.boundary == expected.boundary &&
                     p.value_size == expected.value_size;
-  STENCIL_EXPECT(
-      same, "the plan was made for a different run (plan: ", p.execution_space,
-      ", rank ", p.rank, ", radius ", p.radius, ", extents ", p.extents[0], "x",
-      p.extents[1], "x", p.extents[2], ", halo ", p.halo, ", ", p.value_size,
-      "-byte values; this call: ", expected.execution_space, ", rank ",
-      expected.rank, ", radius ", expected.radius, ", extents ",
-      expected.extents[0], "x", expected.extents[1], "x", expected.extents[2],
-      ", halo ", expected.halo, ", ", expected.value_size,
-      "-byte values); make a plan for this grid with "
-      "stencil::plan");
+  if (same) return;
+  std::string differences;
+  auto differ = [&](char const* what, auto const& planned, auto const& here) {
+    if (planned == here) return;
+    differences += concat(differences.empty() ? "" : ", ", what,
+                          " (plan: ", planned, ", this call: ", here, ")");
+  };
+  auto extents = [](Plan const& q) {
+    return concat(q.extents[0], "x", q.extents[1], "x", q.extents[2]);
+  };
+  differ("execution space", p.execution_space, expected.execution_space);
+  differ("rank", p.rank, expected.rank);
+  differ("radius", p.radius, expected.radius);
+  differ("shape", to_string(p.shape), to_string(expected.shape));
+  differ("extents", extents(p), extents(expected));
+  differ("halo", p.halo, expected.halo);
+  differ("boundary", to_string(p.boundary), to_string(expected.boundary));
+  differ("value size in bytes", p.value_size, expected.value_size);
+  throw_bad_input(
+      concat("the plan was made for a different run; it differs in ",
+             differences, "; make a plan for this grid with stencil::plan"));
 }
 
 }  // namespace detail
@@ -85,7 +98,17 @@ void iterate(ExecSpace const& space, Grid<T, Rank, MemorySpace>& grid,
     p = plan(space, grid, op, how);
   }
   if (steps == 0) return;
-  detail::run_plan<detail::kinds_for<How, Rank>()>(space, grid, op, steps, p);
+  try {
+    detail::run_plan<detail::kinds_for<How, Rank>()>(space, grid, op, steps, p);
+  } catch (error const&) {
+    throw;
+  } catch (std::exception const& e) {
+    // Kokkos reports a failed launch or allocation with std::runtime_error;
+    // callers catch one family.
+    detail::throw_device_error(
+        detail::concat("a kernel of ", to_string(p.policy)), e.what(),
+        "stencil::iterate");
+  }
 }
 
 /// iterate() on the default execution space.

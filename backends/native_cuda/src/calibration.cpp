@@ -67,11 +67,14 @@ double copy_gbs(cudaStream_t stream) {
   std::size_t constexpr smallest = std::size_t{1} << 27;
   std::size_t const bytes = std::min(
       std::size_t{1} << 30, free_bytes / 4 / sizeof(int4) * sizeof(int4));
-  STENCIL_EXPECT(
-      bytes >= smallest, "model: calibrating the copy bandwidth needs 2 x ",
-      smallest >> 20, " MiB of free GPU memory, and ", free_bytes >> 20,
-      " MiB are free; make the first plan before allocating the "
-      "grids, or run stencil_calibrate once to fill the cache");
+  if (bytes < smallest)
+    stencil::detail::throw_out_of_memory(
+        stencil::detail::concat(
+            "model: calibrating the copy bandwidth needs 2 x ", smallest >> 20,
+            " MiB of free GPU memory, and ", free_bytes >> 20,
+            " MiB are free; make the first plan before allocating the "
+            "grids, or run stencil_calibrate once to fill the cache"),
+        2 * smallest, free_bytes);
   std::size_t const n = bytes / sizeof(int4);
   int4* in = nullptr;
   int4* out = nullptr;
@@ -79,9 +82,10 @@ double copy_gbs(cudaStream_t stream) {
   if (cudaMalloc(&out, n * sizeof(int4)) != cudaSuccess) {
     cudaGetLastError();
     cudaFree(in);
-    stencil::detail::throw_error(
+    stencil::detail::throw_out_of_memory(
         "model: calibration could not allocate its second copy array; run "
-        "stencil_calibrate once on an idle GPU to fill the cache");
+        "stencil_calibrate once on an idle GPU to fill the cache",
+        n * sizeof(int4), free_bytes - n * sizeof(int4));
   }
   int const copies = 3;
   int const threads = 256;

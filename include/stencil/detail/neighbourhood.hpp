@@ -1,11 +1,101 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <stencil/config.hpp>
+
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
 
+// A read beyond the declared radius is caught two ways:
+// - at compile time where the offset is a constant after inlining (GCC and
+//   Clang, optimising, host code): a call to a function with an error
+//   attribute survives only on that path, and the build fails with its
+//   message;
+// - at run time in a checking build (STENCIL_ENABLE_CHECKS, or Kokkos'
+//   debug bounds check): every read compares its offsets with the radius and
+//   aborts the kernel with a message naming both.
+#if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(__CUDACC__) && \
+    !defined(__HIPCC__) && !defined(SYCL_LANGUAGE_VERSION)
+#define STENCIL_IMPL_STATIC_OFFSET_CHECK 1
+#else
+#define STENCIL_IMPL_STATIC_OFFSET_CHECK 0
+#endif
+#if STENCIL_ENABLE_CHECKS || defined(KOKKOS_ENABLE_DEBUG_BOUNDS_CHECK)
+#define STENCIL_IMPL_RUNTIME_OFFSET_CHECK 1
+#else
+#define STENCIL_IMPL_RUNTIME_OFFSET_CHECK 0
+#endif
+
 namespace stencil::detail {
+
+#if STENCIL_IMPL_STATIC_OFFSET_CHECK
+/// Declared, never defined: only a path that reads a constant offset beyond
+/// the radius keeps a call to it.
+__attribute__((error(
+    "stencil::in: a constant offset is beyond the stencil's declared radius; "
+    "read within the radius, or declare a larger one (static constexpr int "
+    "radius)"))) void
+offset_beyond_declared_radius();
+#endif
+
+/// Aborts with "stencil::in: in(offsets) reads beyond the stencil's
+/// declared radius ..." on stderr (src/error.cpp).
+[[noreturn]] void abort_offset_beyond_radius(int radius, int const* offsets,
+                                             int count);
+
+/// Prints the offsets (a device kernel has no stderr) and traps.
+KOKKOS_INLINE_FUNCTION void trap_offset_beyond_radius(int radius, int const* o,
+                                                      int n) {
+  if (n == 1) {
+    Kokkos::printf(
+        "stencil::in: in(%d) reads beyond the stencil's declared "
+        "radius %d\n",
+        o[0], radius);
+  } else if (n == 2) {
+    Kokkos::printf(
+        "stencil::in: in(%d, %d) reads beyond the stencil's "
+        "declared radius %d\n",
+        o[0], o[1], radius);
+  } else {
+    Kokkos::printf(
+        "stencil::in: in(%d, %d, %d) reads beyond the stencil's "
+        "declared radius %d\n",
+        o[0], o[1], o[2], radius);
+  }
+  Kokkos::abort("stencil::in: a read beyond the stencil's declared radius");
+}
+
+/// Stops the kernel: `offsets` (one per dimension, slowest first) reach
+/// beyond `radius`. Out of line so that the checked reads stay small.
+template <class... Offsets>
+KOKKOS_FUNCTION void report_offset_beyond_radius(int radius,
+                                                 Offsets... offsets) {
+  int const o[] = {static_cast<int>(offsets)...};
+  constexpr int n = sizeof...(Offsets);
+  KOKKOS_IF_ON_HOST((abort_offset_beyond_radius(radius, o, n);))
+  KOKKOS_IF_ON_DEVICE((trap_offset_beyond_radius(radius, o, n);))
+}
+
+/// The check every accessor's in(...) makes (see the top of this file);
+/// nothing at all in an unchecked build whose offsets are not constants.
+template <int Radius, class... Offsets>
+KOKKOS_FORCEINLINE_FUNCTION void check_offsets(Offsets... offsets) {
+#if STENCIL_IMPL_STATIC_OFFSET_CHECK
+  if (((__builtin_constant_p(offsets) &&
+        (offsets > Radius || offsets < -Radius)) ||
+       ...)) {
+    offset_beyond_declared_radius();
+  }
+#endif
+#if STENCIL_IMPL_RUNTIME_OFFSET_CHECK
+  if (((offsets > Radius || offsets < -Radius) || ...)) {
+    report_offset_beyond_radius(Radius, offsets...);
+  }
+#else
+  ((void)offsets, ...);
+#endif
+}
 
 /// Every accessor's in(...) takes one offset per grid dimension; this keeps
 /// the message the same whichever kernel the functor runs in.
@@ -21,8 +111,8 @@ KOKKOS_FORCEINLINE_FUNCTION constexpr void check_offset_count() {
 /// cell and the strides of the slower dimensions. The same type serves a
 /// global-memory View and a scratch tile, so one functor body runs on both.
 /// Offsets are literals in practice; after inlining they fold into fixed
-/// address offsets.
-template <class T, int Rank>
+/// address offsets. `Radius` is the stencil's, for check_offsets.
+template <class T, int Rank, int Radius>
 struct Neighbourhood {
   using value_type = T;
   T const* centre;
@@ -32,6 +122,7 @@ struct Neighbourhood {
   template <class... Offsets>
   KOKKOS_FORCEINLINE_FUNCTION T operator()(Offsets... offsets) const {
     check_offset_count<Rank, sizeof...(Offsets)>();
+    check_offsets<Radius>(static_cast<int>(offsets)...);
     return centre[linear_offset(static_cast<int>(offsets)...)];
   }
 
@@ -56,6 +147,7 @@ struct PlaneRingNeighbourhood {
   int stride_y = 0;
 
   KOKKOS_FORCEINLINE_FUNCTION T operator()(int dz, int dy, int dx) const {
+    check_offsets<Radius>(dz, dy, dx);
     return plane[dz + Radius][centre + dy * stride_y + dx];
   }
 };
@@ -70,6 +162,7 @@ struct LineRingNeighbourhood {
   int centre = 0;  // offset of the centre cell within each line
 
   KOKKOS_FORCEINLINE_FUNCTION T operator()(int dy, int dx) const {
+    check_offsets<Radius>(dy, dx);
     return line[dy + Radius][centre + dx];
   }
 };

@@ -35,7 +35,7 @@ void run_plan(ExecSpace const& space, Grid<T, Rank, MemorySpace>& grid,
       }
     }
   });
-  STENCIL_EXPECT(ran, "no mechanism runs ", to_string(p.policy), " on a rank-",
+  STENCIL_EXPECT_SUPPORTED(ran, "no mechanism runs ", to_string(p.policy), " on a rank-",
                  Rank, " grid on ", ExecSpace::name(),
                  " in this call; make the plan with stencil::plan for this "
                  "space and grid");

@@ -67,9 +67,10 @@ Plan plan_for_choice(Plan const& described, TunedChoice const& choice) {
       planned = true;
     }
   });
-  STENCIL_EXPECT(planned, "Auto does not run ", to_string(choice.policy),
-                 " on a rank-", rank, " grid on ", described.execution_space,
-                 " in this build (no mechanism for it that Auto compiles)");
+  STENCIL_EXPECT_SUPPORTED(
+      planned, "Auto does not run ", to_string(choice.policy), " on a rank-",
+      rank, " grid on ", described.execution_space,
+      " in this build (no mechanism for it that Auto compiles)");
   return p;
 }
 
@@ -232,11 +233,12 @@ void tune(ExecSpace const& space, Grid<T, Rank, MemorySpace> const& grid,
   try {
     scratch.emplace(grid.label() + ":tuning", grid.extents(),
                     GridOptions{grid.halo(), grid.boundary()});
-  } catch (std::exception const& e) {
-    throw_error(concat(
-        "Auto{.tune = true}: cannot allocate the scratch copy of grid '",
-        grid.label(), "' that the candidates are timed on (", e.what(),
-        "); use Auto{} (untimed) or a plan of your own, or free memory"));
+  } catch (out_of_memory const& e) {
+    throw_out_of_memory(
+        concat("Auto{.tune = true}: cannot allocate the scratch copy of grid '",
+               grid.label(), "' that the candidates are timed on (", e.what(),
+               "); use Auto{} (untimed) or a plan of your own, or free memory"),
+        e.requested_bytes(), e.available_bytes());
   }
   constexpr double seconds_per_candidate = 0.01;
 
@@ -268,8 +270,8 @@ void tune(ExecSpace const& space, Grid<T, Rank, MemorySpace> const& grid,
   for (TunedChoice const& choice : first_round_choices<ExecSpace, T, Op>()) {
     try_choice(choice);
   }
-  STENCIL_EXPECT(!timed.empty(),
-                 "Auto{.tune = true}: no candidate plan runs this grid");
+  STENCIL_EXPECT_SUPPORTED(
+      !timed.empty(), "Auto{.tune = true}: no candidate plan runs this grid");
   Plan const leader =
       std::min_element(timed.begin(), timed.end(), by_rate)->plan;
   // Rank 1's temporal kernel has nothing to prefetch.

@@ -10,6 +10,7 @@ namespace stencil::detail {
 template <class Op, class T, int Rank, class MemorySpace>
 void validate_grid(Grid<T, Rank, MemorySpace> const& grid) {
   constexpr int r = Op::radius;
+  expect_not_empty(grid, "iterate/plan");
   STENCIL_EXPECT(grid.halo() >= r, "grid '", grid.label(), "' has a halo of ",
                  grid.halo(), " cells but the stencil's radius is ", r,
                  "; construct the grid with stencil::GridOptions{.halo = ", r,

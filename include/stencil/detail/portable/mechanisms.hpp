@@ -55,10 +55,11 @@ void resolve_spatial_blocking(Plan& p, Tile requested) {
       blocked_scratch_bytes(rank, p.radius, t, p.value_size);
   std::size_t const limit = static_cast<std::size_t>(
       Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0));
-  STENCIL_EXPECT(bytes <= limit, "SpatialBlocking: tile {x=", t.x, ", y=", t.y,
-                 "} with radius ", p.radius, " needs ", bytes,
-                 " bytes of scratch per team on ", p.execution_space,
-                 ", which allows ", limit, "; use a smaller tile");
+  STENCIL_EXPECT_SUPPORTED(bytes <= limit, "SpatialBlocking: tile {x=", t.x,
+                           ", y=", t.y, "} with radius ", p.radius, " needs ",
+                           bytes, " bytes of scratch per team on ",
+                           p.execution_space, ", which allows ", limit,
+                           "; use a smaller tile");
   p.policy = PolicyKind::spatial_blocking;
   p.tile = t;
   p.scratch_bytes = bytes;

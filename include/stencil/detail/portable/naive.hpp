@@ -92,7 +92,7 @@ struct NaiveSweep {
       int const x =
           Kokkos::min(x0 + 32 * (i % columns_per_thread), layout.nx - 1);
       int const y = Kokkos::min(i / columns_per_thread, layout.ny - 1 - y0);
-      result[i] = static_cast<T>(op(Neighbourhood<T, Rank>{
+      result[i] = static_cast<T>(op(Neighbourhood<T, Rank, Op::radius>{
           in + start + static_cast<Index>(y) * layout.stride_y + x,
           layout.stride_y, layout.stride_z}));
     }
@@ -123,7 +123,7 @@ struct NaiveSweep {
     T const* in_row = in + start;
     T* out_row = out + start;
     for (int x = x_begin; x < x_end; ++x) {
-      out_row[x] = static_cast<T>(op(Neighbourhood<T, Rank>{
+      out_row[x] = static_cast<T>(op(Neighbourhood<T, Rank, Op::radius>{
           in_row + x, layout.stride_y, layout.stride_z}));
     }
   }
@@ -197,7 +197,8 @@ struct NaiveVectorSweep {
   static constexpr int ry = Rank >= 2 ? radius : 0;  // rows above and below
   static constexpr int window_rows = rows_per_thread + 2 * ry;
   // One plane: the accessor's window is 3D.
-  using Accessor = WindowNeighbourhood<T, Rank, 1, window_rows, window_cols>;
+  using Accessor =
+      WindowNeighbourhood<T, Rank, radius, 1, window_rows, window_cols>;
 
   T const* in;
   T* out;

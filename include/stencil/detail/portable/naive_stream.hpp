@@ -95,8 +95,8 @@ struct NaiveStreamSweep {
   // Whole ring turns, 12 to 24 planes per run. Shorter runs reload more
   // boundary planes, longer ones leave fewer threads per sweep.
   static constexpr int planes_per_thread = 4 * ring;
-  using Accessor =
-      WindowNeighbourhood<T, 3, window_planes, window_rows, window_cols>;
+  using Accessor = WindowNeighbourhood<T, 3, radius, window_planes, window_rows,
+                                       window_cols>;
 
   /// Whether the ring holds vector s of window row `row` of its planes:
   /// all of the window, or the centre vectors of the owned rows.

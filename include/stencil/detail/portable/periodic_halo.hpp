@@ -17,8 +17,8 @@ struct PeriodicHaloAxis {
   T* data;
   int axis;
   int halo;
-  int extent;      // interior extent along `axis`
-  int padded[3];   // padded extents (z, y, x); unused dims are 1
+  int extent;     // interior extent along `axis`
+  int padded[3];  // padded extents (z, y, x); unused dims are 1
   std::int64_t stride[3];
 
   KOKKOS_FUNCTION void operator()(std::int64_t i) const {
@@ -50,7 +50,8 @@ void refresh_periodic_halo(ExecSpace const& space, T* data,
   if (layout.halo == 0) return;
   PeriodicHaloAxis<T> fill{data, 0, layout.halo, 0, {1, 1, 1}, {0, 0, 1}};
   int const interior[3] = {layout.nz, layout.ny, layout.nx};
-  for (int a = 3 - Rank; a < 3; ++a) fill.padded[a] = interior[a] + 2 * layout.halo;
+  for (int a = 3 - Rank; a < 3; ++a)
+    fill.padded[a] = interior[a] + 2 * layout.halo;
   fill.stride[1] = layout.stride_y;
   fill.stride[0] = layout.stride_z;
   for (int axis = 2; axis >= 3 - Rank; --axis) {

@@ -45,8 +45,7 @@ struct BlockedSweep {
     int const ry = Rank >= 2 ? r : 0;  // halo rows exist from rank 2 on
     int const row = width + 2 * r;     // scratch row length
     int const plane = row * (height + 2 * ry);
-    T* scratch =
-        static_cast<T*>(team.team_scratch(0).get_shmem(scratch_bytes));
+    T* scratch = static_cast<T*>(team.team_scratch(0).get_shmem(scratch_bytes));
 
     // Loads interior plane z (any z in [-r, nz + r)) of the tile plus halo.
     // Host teams have one thread: plain row loops, contiguous inside.
@@ -71,11 +70,11 @@ struct BlockedSweep {
         for (int yy = 0; yy < height; ++yy)
           for (int xx = 0; xx < width; ++xx) f(yy, xx);
       } else {
-        Kokkos::parallel_for(
-            Kokkos::TeamThreadRange(team, width * height), [&](int k) {
-              int const yy = k / width;
-              f(yy, k - yy * width);
-            });
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width * height),
+                             [&](int k) {
+                               int const yy = k / width;
+                               f(yy, k - yy * width);
+                             });
       }
     };
 
@@ -83,8 +82,8 @@ struct BlockedSweep {
       load_plane(0, scratch);
       team.team_barrier();
       for_each_cell([&](int yy, int xx) {
-        Neighbourhood<T, Rank> const nb{scratch + (yy + ry) * row + xx + r,
-                                        row, 0};
+        Neighbourhood<T, Rank, r> const nb{scratch + (yy + ry) * row + xx + r,
+                                           row, 0};
         out[layout.offset(0, y0 + yy, x0 + xx)] = static_cast<T>(op(nb));
       });
     } else {

@@ -143,7 +143,7 @@ KOKKOS_FORCEINLINE_FUNCTION void store_window_vectors(
 /// in it. With the loops of NaiveVectorSweep unrolled, the centre and the
 /// functor's literal offsets are constants, so every read is a fixed
 /// register.
-template <class T, int Rank, int Planes, int Rows, int Cols>
+template <class T, int Rank, int Radius, int Planes, int Rows, int Cols>
 struct WindowNeighbourhood {
   using value_type = T;
   T const (&window)[Planes][Rows][Cols];
@@ -152,6 +152,7 @@ struct WindowNeighbourhood {
   template <class... Offsets>
   KOKKOS_FORCEINLINE_FUNCTION T operator()(Offsets... offsets) const {
     check_offset_count<Rank, sizeof...(Offsets)>();
+    check_offsets<Radius>(static_cast<int>(offsets)...);
     return at(static_cast<int>(offsets)...);
   }
 

@@ -6,15 +6,17 @@
 #include <cuda_runtime.h>
 
 /// Every CUDA runtime call of the native backend goes through this: a failure
-/// throws stencil::error with the error's name and string, the expression,
-/// file and line.
-#define STENCIL_CUDA_CHECK(expr)                                           \
-  do {                                                                     \
-    cudaError_t const stencil_impl_status = (expr);                        \
-    if (stencil_impl_status != cudaSuccess) {                              \
-      ::stencil::detail::throw_error(::stencil::detail::concat(            \
-          "CUDA error ", cudaGetErrorName(stencil_impl_status), " (",      \
-          cudaGetErrorString(stencil_impl_status), ") in ", #expr, " at ", \
-          __FILE__, ":", __LINE__));                                       \
-    }                                                                      \
+/// throws stencil::device_error with the call as written, the error's name
+/// and string, file and line.
+#define STENCIL_CUDA_CHECK(expr)                               \
+  do {                                                         \
+    cudaError_t const stencil_impl_status = (expr);            \
+    if (stencil_impl_status != cudaSuccess) {                  \
+      ::stencil::detail::throw_device_error(                   \
+          #expr,                                               \
+          ::stencil::detail::concat(                           \
+              cudaGetErrorName(stencil_impl_status), " (",     \
+              cudaGetErrorString(stencil_impl_status), ")"),   \
+          ::stencil::detail::concat(__FILE__, ":", __LINE__)); \
+    }                                                          \
   } while (false)

@@ -107,10 +107,10 @@ int resident_blocks_per_sm(void (*kernel)(Args...), int threads,
 /// A GPU the native kernels run on (`policy` names the one asking).
 inline void expect_native_gpu(DeviceLimits const& device,
                               std::string_view policy) {
-  STENCIL_EXPECT(device.compute_capability >= 70, policy,
-                 " needs a GPU of compute capability 7.0 or newer; ",
-                 device.name, " is ", device.compute_capability / 10, ".",
-                 device.compute_capability % 10);
+  STENCIL_EXPECT_SUPPORTED(device.compute_capability >= 70, policy,
+                           " needs a GPU of compute capability 7.0 or newer; ",
+                           device.name, " is ", device.compute_capability / 10,
+                           ".", device.compute_capability % 10);
 }
 
 /// The checks every temporal native policy (`policy` names it) makes
@@ -121,9 +121,10 @@ inline void expect_native_policy_applies(DeviceLimits const& device,
                                          Boundary boundary,
                                          int requested_depth) {
   expect_native_gpu(device, policy);
-  STENCIL_EXPECT(boundary == Boundary::fixed, policy,
-                 " supports fixed boundaries only; for a periodic grid use "
-                 "Naive or SpatialBlocking");
+  STENCIL_EXPECT_SUPPORTED(
+      boundary == Boundary::fixed, policy,
+      " supports fixed boundaries only; for a periodic grid use "
+      "Naive or SpatialBlocking");
   STENCIL_EXPECT(requested_depth >= 0, policy, ": depth is ", requested_depth,
                  "; use 1 or more, or 0 to let the plan choose");
 }
@@ -134,12 +135,13 @@ inline void expect_plane_indexable(std::string_view policy, int ny, int nx,
                                    int halo) {
   long long const cells = (static_cast<long long>(ny) + 2 * halo) *
                           (static_cast<long long>(nx) + 2 * halo);
-  STENCIL_EXPECT(cells <= std::numeric_limits<int>::max(), policy,
-                 ": an xy plane of the grid with its halo has ", cells,
-                 " cells; the native rank-3 kernels index a plane with 32-bit "
-                 "offsets, so at most ",
-                 std::numeric_limits<int>::max(),
-                 " (use Naive or SpatialBlocking for larger planes)");
+  STENCIL_EXPECT_SUPPORTED(
+      cells <= std::numeric_limits<int>::max(), policy,
+      ": an xy plane of the grid with its halo has ", cells,
+      " cells; the native rank-3 kernels index a plane with 32-bit "
+      "offsets, so at most ",
+      std::numeric_limits<int>::max(),
+      " (use Naive or SpatialBlocking for larger planes)");
 }
 
 /// A requested number of prefetch stages (`policy` names the one asking)
@@ -155,12 +157,13 @@ inline void expect_prefetch_runs(DeviceLimits const& device,
                  max_stages,
                  " stages of asynchronous copies, or -1 to let the plan "
                  "choose");
-  STENCIL_EXPECT(requested <= 0 || device.compute_capability >= 80, policy,
-                 ": prefetch ", requested,
-                 " needs asynchronous copies (cp.async, compute capability "
-                 "8.0 or newer); ",
-                 device.name, " is ", device.compute_capability / 10, ".",
-                 device.compute_capability % 10, "; use prefetch 0");
+  STENCIL_EXPECT_SUPPORTED(
+      requested <= 0 || device.compute_capability >= 80, policy, ": prefetch ",
+      requested,
+      " needs asynchronous copies (cp.async, compute capability "
+      "8.0 or newer); ",
+      device.name, " is ", device.compute_capability / 10, ".",
+      device.compute_capability % 10, "; use prefetch 0");
 }
 
 /// The prefetch a plan runs: the requested stages once checked
@@ -179,7 +182,7 @@ inline int resolve_prefetch(DeviceLimits const& device, std::string_view policy,
 inline void expect_some_depth_fits(int max_depth, DeviceLimits const& device,
                                    std::string_view policy, int radius,
                                    std::size_t value_size) {
-  STENCIL_EXPECT(
+  STENCIL_EXPECT_SUPPORTED(
       max_depth >= 1, policy, ": radius ", radius, " with ", value_size,
       "-byte values does not fit in the ", device.shared_per_block_optin,
       " bytes of shared memory per block of ", device.name, " even at depth 1");

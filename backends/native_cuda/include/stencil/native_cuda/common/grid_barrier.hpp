@@ -94,19 +94,20 @@ void launch_cooperative(void (*kernel)(Params...), int blocks, int threads,
   static_assert(sizeof...(Params) == sizeof...(Args),
                 "launch_cooperative: one argument per kernel parameter");
   cudaDeviceProp const& prop = Kokkos::Cuda{}.cuda_device_prop();
-  STENCIL_EXPECT(prop.cooperativeLaunch != 0, prop.name,
-                 " does not support cooperative launches, which device-wide "
-                 "barriers need");
+  STENCIL_EXPECT_SUPPORTED(
+      prop.cooperativeLaunch != 0, prop.name,
+      " does not support cooperative launches, which device-wide "
+      "barriers need");
   int const fit = co_resident_blocks(kernel, threads, shared_bytes);
-  STENCIL_EXPECT(blocks >= 1 && blocks <= fit, "a grid of ", blocks,
-                 " blocks of ", threads, " threads with ", shared_bytes,
-                 " bytes of shared memory each cannot be resident at once "
-                 "on ",
-                 prop.name, ": at most ", fit, " fit (",
-                 prop.multiProcessorCount,
-                 " SMs); a device-wide barrier in it would never return. Use "
-                 "1 to ",
-                 fit, " blocks");
+  STENCIL_EXPECT_SUPPORTED(
+      blocks >= 1 && blocks <= fit, "a grid of ", blocks, " blocks of ",
+      threads, " threads with ", shared_bytes,
+      " bytes of shared memory each cannot be resident at once "
+      "on ",
+      prop.name, ": at most ", fit, " fit (", prop.multiProcessorCount,
+      " SMs); a device-wide barrier in it would never return. Use "
+      "1 to ",
+      fit, " blocks");
   // The kernel's parameters, converted, and pointers to them.
   auto const converted = std::tuple<Params...>(args...);
   std::apply(

@@ -231,6 +231,7 @@ struct StarNeighbourhood {
   int stride_y = 0;
 
   __device__ __forceinline__ T operator()(int dz, int dy, int dx) const {
+    stencil::detail::check_offsets<Radius>(dz, dy, dx);
     if (dz < 0) return below[dz + Radius];
     return plane[dz][centre + dy * stride_y + dx];
   }
@@ -244,7 +245,7 @@ struct StarNeighbourhood {
 /// the last add as well: here -0 gained a little but made
 /// j3d17pt-prescaled's depth-3 kernel spill
 /// (docs/decisions/linear-box-sums.md).
-template <class T, int Dz>
+template <class T, int Dz, int Radius>
 struct PlaneTermsNeighbourhood {
   using value_type = T;
   T const* plane;
@@ -252,6 +253,7 @@ struct PlaneTermsNeighbourhood {
   int stride_y = 0;
 
   __device__ __forceinline__ T operator()(int dz, int dy, int dx) const {
+    stencil::detail::check_offsets<Radius>(dz, dy, dx);
     return dz == Dz ? plane[centre + dy * stride_y + dx] : T(0);
   }
 };
@@ -700,7 +702,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   auto sum_planes = [&](auto plane, int centre, auto kept, bool keeps_centre) {
     T value = add_newest_slice<r, T>(
         [&](auto dz) {
-          return p.op(PlaneTermsNeighbourhood<T, decltype(dz)::value>{
+          return p.op(PlaneTermsNeighbourhood<T, decltype(dz)::value, r>{
               plane(r), centre, S::row});
         },
         kept);

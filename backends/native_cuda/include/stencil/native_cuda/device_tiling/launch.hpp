@@ -178,11 +178,11 @@ inline void expect_prefetch_leaves_a_depth(int max_depth, int prefetch,
   if (prefetch == 0) {
     expect_some_depth_fits(max_depth, device, policy, radius, value_size);
   }
-  STENCIL_EXPECT(max_depth >= 1, policy, ": prefetch ", prefetch,
-                 " with radius ", radius, " and ", value_size,
-                 "-byte values leaves no room for depth 1 in the ",
-                 device.shared_per_block_optin, " bytes of shared memory of ",
-                 device.name, "; use less prefetch");
+  STENCIL_EXPECT_SUPPORTED(
+      max_depth >= 1, policy, ": prefetch ", prefetch, " with radius ", radius,
+      " and ", value_size, "-byte values leaves no room for depth 1 in the ",
+      device.shared_per_block_optin, " bytes of shared memory of ", device.name,
+      "; use less prefetch");
 }
 
 /// Refuses a depth beyond those a capped set of kernels `K` (Auto's)
@@ -244,10 +244,10 @@ inline std::vector<Region> cut_regions(int nx, int ny, int blocks, int depth,
       best_y = ty;
     }
   }
-  STENCIL_EXPECT(best_work > 0, "DeviceTiling: at depth ", depth,
-                 " and radius ", radius, " a region of at most ", blocks,
-                 " tiles of ", tile_x, "x", tile_y,
-                 " cells is all overlap; use a smaller depth");
+  STENCIL_EXPECT_SUPPORTED(best_work > 0, "DeviceTiling: at depth ", depth,
+                           " and radius ", radius, " a region of at most ",
+                           blocks, " tiles of ", tile_x, "x", tile_y,
+                           " cells is all overlap; use a smaller depth");
   std::vector<Region> regions;
   auto cores = [&](int tiles, int all, int n, int tile) {
     // (first output cell, output cells), or (0, 0) for the whole axis.
@@ -387,7 +387,7 @@ void plan(Plan& p, int requested_depth, int requested_prefetch,
   int const depth = requested_depth == 0 ? K::default_depth(device, prefetch)
                                          : requested_depth;
   expect_compiled_for_auto<K, T, Op>(depth, "DeviceTiling", "device tiling");
-  STENCIL_EXPECT(
+  STENCIL_EXPECT_SUPPORTED(
       K::fits(depth, prefetch, device), "DeviceTiling: depth ", depth,
       " at prefetch ", prefetch, " does not fit on ", device.name,
       " for radius ", Op::radius, " and ", sizeof(T),
@@ -405,12 +405,12 @@ void plan(Plan& p, int requested_depth, int requested_prefetch,
       ")");
   int const blocks =
       resident_blocks<T, Op, Exchange<T>, DepthCap>(depth, prefetch);
-  STENCIL_EXPECT(blocks >= 1, "DeviceTiling: no block of the depth-", depth,
-                 " kernel can be resident on ", device.name);
+  STENCIL_EXPECT_SUPPORTED(blocks >= 1, "DeviceTiling: no block of the depth-",
+                           depth, " kernel can be resident on ", device.name);
   LaunchShape const shape = launch_shape(
       p.extents[0], p.extents[1], p.extents[2], blocks, depth, Op::radius);
   if (l2_window) {
-    STENCIL_EXPECT(
+    STENCIL_EXPECT_SUPPORTED(
         device.persisting_l2_max > 0 && device.access_policy_window_max > 0,
         "DeviceTiling: l2_window needs a GPU that can set L2 aside "
         "for persisting accesses (compute capability 8.0 or "
@@ -667,7 +667,7 @@ void plan_sm_tiling(Plan& p, int requested_depth, int requested_prefetch) {
   expect_compiled_for_auto<K, T, Op>(depth, "TemporalBlocking", "SM tiling");
   // Shared memory bounds the depth before the overlap eats the tile.
   static_assert(sm_tiling_core(max_compiled_depth<T, Op>, Op::radius) >= 1);
-  STENCIL_EXPECT(
+  STENCIL_EXPECT_SUPPORTED(
       K::fits(depth, prefetch, device), "TemporalBlocking: depth ", depth,
       " at prefetch ", prefetch, " does not fit on ", device.name,
       " for a rank-3 grid, radius ", Op::radius, " and ", sizeof(T),
@@ -685,8 +685,9 @@ void plan_sm_tiling(Plan& p, int requested_depth, int requested_prefetch) {
       ")");
   int const resident =
       resident_blocks<T, Op, NoExchange<T>, DepthCap>(depth, prefetch);
-  STENCIL_EXPECT(resident >= 1, "TemporalBlocking: no block of the depth-",
-                 depth, " kernel can be resident on ", device.name);
+  STENCIL_EXPECT_SUPPORTED(resident >= 1,
+                           "TemporalBlocking: no block of the depth-", depth,
+                           " kernel can be resident on ", device.name);
   SmTiles const t = sm_tiles(p.extents[2], p.extents[1], p.extents[0], depth,
                              Op::radius, resident);
   cudaFuncAttributes attributes{};

@@ -90,6 +90,7 @@ struct WindowNeighbourhood {
   int centre;
 
   __device__ __forceinline__ T operator()(int dz, int dy, int dx) const {
+    stencil::detail::check_offsets<Radius>(dz, dy, dx);
     return window->cell[dz + Radius][dy + Radius][centre + dx];
   }
 };

@@ -251,7 +251,7 @@ void plan(Plan& p, int requested_prefetch,
   if (requested_bulk.value_or(false)) {
     std::string const obstacle =
         bulk_copy_obstacle<T>(p, device, requested_prefetch);
-    if (!obstacle.empty()) stencil::detail::throw_error(obstacle);
+    if (!obstacle.empty()) stencil::detail::throw_unsupported(obstacle);
   }
   int largest = max_prefetch_stages;  // that fits; -1: none
   while (largest >= 0 && !K::fits(largest, device)) --largest;
@@ -259,7 +259,7 @@ void plan(Plan& p, int requested_prefetch,
       requested_prefetch >= 0 ? resolved : std::min(resolved, largest);
   if (stages < 0 || !K::fits(stages, device)) {
     int const asked = std::max(stages, 0);
-    stencil::detail::throw_error(stencil::detail::concat(
+    stencil::detail::throw_unsupported(stencil::detail::concat(
         "StreamingSweep: prefetch ", asked, " with radius ", Op::radius,
         " and ", sizeof(T), "-byte values needs ", K::shared_bytes(asked),
         " bytes of shared memory per block; ", device.name, " allows ",

@@ -229,6 +229,7 @@ struct StreamNeighbourhood {
   int relative;   // of this cell's row, for the ring slot
 
   __device__ __forceinline__ T operator()(int dy, int dx) const {
+    stencil::detail::check_offsets<P::radius>(dy, dx);
     if (dx == 0) return window[row + P::radius + dy];
     return ring[P::slot(relative + dy) * P::row_length + dx];
   }
@@ -249,6 +250,7 @@ struct RowTermsNeighbourhood {
   int column;                   // of this cell among the thread's
 
   __device__ __forceinline__ T operator()(int dy, int dx) const {
+    stencil::detail::check_offsets<Radius>(dy, dx);
     if (dy != Dy) return T(-0.0);
     int const q = column + dx;
     if (q >= 0 && q < Columns) return own[q];
@@ -278,6 +280,7 @@ struct PairNeighbourhood {
   int column;  // of this cell in the pair
 
   __device__ __forceinline__ T operator()(int dy, int dx) const {
+    stencil::detail::check_offsets<P::radius>(dy, dx);
     int const q = column + dx;
     int const i = row + P::radius + dy;
     if (q >= 0 && q < P::columns) return window[q][i];
@@ -716,7 +719,7 @@ __global__ void __launch_bounds__(threads_per_block, 1)
       bool const interior = x >= 0 && x < p.nx;
       T const value =
           interior ? static_cast<T>(p.op(
-                         stencil::detail::Neighbourhood<T, 1>{from + k + r}))
+                         stencil::detail::Neighbourhood<T, 1, r>{from + k + r}))
                    : from[k + r];
       if (t < p.depth) {
         to[k + r] = value;

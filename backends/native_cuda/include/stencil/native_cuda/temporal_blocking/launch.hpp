@@ -318,11 +318,12 @@ void plan(Plan& p, int requested_depth, int requested_prefetch) {
     expect_some_depth_fits(max_depth, device, "TemporalBlocking", Op::radius,
                            sizeof(T));
   }
-  STENCIL_EXPECT(max_depth >= 1, "TemporalBlocking: prefetch ", prefetch,
-                 " with radius ", Op::radius, " and ", sizeof(T),
-                 "-byte values leaves no room for depth 1 in the ",
-                 device.shared_per_block_optin, " bytes of shared memory of ",
-                 device.name, "; use less prefetch");
+  STENCIL_EXPECT_SUPPORTED(
+      max_depth >= 1, "TemporalBlocking: prefetch ", prefetch, " with radius ",
+      Op::radius, " and ", sizeof(T),
+      "-byte values leaves no room for depth 1 in the ",
+      device.shared_per_block_optin, " bytes of shared memory of ", device.name,
+      "; use less prefetch");
   if (depth == 0) depth = K::default_depth(device, prefetch);
   // A refusal names the depths that fit as the plan would run them: where
   // it chooses the prefetch, plain or with one stage.
@@ -339,7 +340,7 @@ void plan(Plan& p, int requested_depth, int requested_prefetch) {
     }
     return largest;
   };
-  STENCIL_EXPECT(
+  STENCIL_EXPECT_SUPPORTED(
       K::fits(depth, prefetch, device), "TemporalBlocking: depth ", depth,
       " at prefetch ", prefetch,
       planned_prefetch ? " or 1 (the plan's choices)" : "", " does not fit on ",
