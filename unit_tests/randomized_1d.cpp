@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
+// The randomized check's rank-1 cases (random_cases.hpp): this unit compiles
+// their kernels, in parallel with the other ranks' units.
+#include "random_cases.hpp"
+
+namespace stencil_test::randomized {
+
+void run_rank1(Case const& c, Tally& tally, Outcome& outcome) {
+  run_in(Rank1Ops{}, 0, c, tally, outcome);
+}
+
+}  // namespace stencil_test::randomized
