@@ -193,15 +193,19 @@ stencil_system_cmake_package() {
   return 1
 }
 
-# Configure and build the stencil tree for one backend. Sets STENCIL_BUILD_DIR
-# and STENCIL_KOKKOS_ROOT for the caller.
+# Configure the stencil tree for one backend. Sets STENCIL_BUILD_DIR and
+# STENCIL_KOKKOS_ROOT for the caller.
+#   stencil_configure BACKEND ARCH [BUILD_DIR]   (default: stencil_build_dir)
 #   STENCIL_VENDORED_DEPS=1  build GoogleTest/Benchmark from .deps/src even if
 #                            system packages exist (what the GPU machine does)
 #   STENCIL_GTEST_SOURCE_DIR / STENCIL_BENCHMARK_SOURCE_DIR  explicit trees
-#   STENCIL_CMAKE_ARGS       extra configure arguments (word-split)
-stencil_configure_and_build() {
-  local backend=$1 arch=$2 jobs=$3
-  local kroot bdir gtest_src bench_src marker
+#   STENCIL_CMAKE_ARGV       a bash array of configure arguments for values
+#                            with spaces (set by scripts, not users)
+#   STENCIL_CMAKE_ARGS       extra configure arguments (word-split; last, so
+#                            they win over both of the above)
+stencil_configure() {
+  local backend=$1 arch=$2 bdir=${3:-}
+  local kroot gtest_src bench_src marker
   local -a args gen extra
 
   kroot=$(stencil_kokkos_prefix "$backend" "$arch")
@@ -210,7 +214,7 @@ stencil_configure_and_build() {
     [ "$backend" != cuda ] || hint+=" --arch $arch"
     stencil_die "no usable Kokkos install for backend '$backend' at $kroot" "run: $hint"
   fi
-  bdir=$(stencil_build_dir "$backend" "$arch")
+  [ -n "$bdir" ] || bdir=$(stencil_build_dir "$backend" "$arch")
   STENCIL_KOKKOS_ROOT=$kroot
   STENCIL_BUILD_DIR=$bdir
 
@@ -264,17 +268,28 @@ stencil_configure_and_build() {
   read -r -a extra <<<"${STENCIL_CMAKE_ARGS:-}"
 
   stencil_log "configuring $bdir (Kokkos_ROOT=$kroot)"
-  cmake "${gen[@]}" "${args[@]}" "${extra[@]}" ||
+  cmake "${gen[@]}" "${args[@]}" ${STENCIL_CMAKE_ARGV+"${STENCIL_CMAKE_ARGV[@]}"} "${extra[@]}" ||
     stencil_die "CMake configure of the stencil tree failed (backend $backend)" \
       "see the messages above; build directory: $bdir"
+}
 
+# Build a configured tree: stencil_build BUILD_DIR JOBS [BACKEND].
+#   STENCIL_BUILD_TARGETS    build only these targets (word-split)
+stencil_build() {
+  local bdir=$1 jobs=$2 backend=${3:-}
   local targets=()
   read -r -a targets <<<"${STENCIL_BUILD_TARGETS:-}"
   [ "${#targets[@]}" = 0 ] || targets=(--target "${targets[@]}")
   stencil_log "building $bdir with $jobs parallel jobs${STENCIL_BUILD_TARGETS:+ (targets: $STENCIL_BUILD_TARGETS)}"
   cmake --build "$bdir" -j "$jobs" "${targets[@]}" ||
-    stencil_die "build of the stencil tree failed (backend $backend)" \
+    stencil_die "build of the stencil tree failed${backend:+ (backend $backend)}" \
       "see the compiler messages above; rerun with -j 1 for readable output"
+}
+
+# Configure and build: stencil_configure_and_build BACKEND ARCH JOBS [BUILD_DIR].
+stencil_configure_and_build() {
+  stencil_configure "$1" "$2" "${4:-}"
+  stencil_build "$STENCIL_BUILD_DIR" "$3" "$1"
 }
 
 # Run-time defaults for Kokkos' OpenMP backend; values the user set win.

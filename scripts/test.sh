@@ -5,12 +5,20 @@ set -euo pipefail
 
 usage() {
   cat <<'EOF'
-Usage: scripts/test.sh [--backend openmp|cuda] [--arch ARCH] [--build-only] [-j N]
+Usage: scripts/test.sh [--backend openmp|cuda] [--arch ARCH] [--build-only]
+                      [--sanitize] [-j N]
 
   --backend B    openmp or cuda (default: cuda if nvidia-smi shows a GPU and
                  nvcc exists, else openmp)
   --arch ARCH    Kokkos GPU architecture for cuda (default HOPPER90)
   --build-only   configure, build and install, but run nothing
+  --sanitize     AddressSanitizer + UndefinedBehaviorSanitizer build of the
+                 OpenMP configuration in build/openmp-asan: builds the unit
+                 tests (stencil_test_*) only and runs them; no header check,
+                 perf_tests, examples or install check. Any ASan, LSan or
+                 UBSan report fails its test; ASAN_OPTIONS/UBSAN_OPTIONS
+                 already set are appended to the script's and win.
+                 Kokkos is the usual uninstrumented OpenMP install.
   -j N           parallel build jobs (default: nproc; fewer for cuda when
                  memory is short)
 
@@ -28,6 +36,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 backend=""
 arch=$STENCIL_DEFAULT_CUDA_ARCH
 build_only=0
+sanitize=0
 jobs=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -36,15 +45,65 @@ while [ $# -gt 0 ]; do
     --arch) [ $# -ge 2 ] || stencil_die "--arch needs a value"; arch=$2; shift 2 ;;
     --arch=*) arch=${1#*=}; shift ;;
     --build-only) build_only=1; shift ;;
+    --sanitize) sanitize=1; shift ;;
     -j) [ $# -ge 2 ] || stencil_die "-j needs a value"; jobs=$2; shift 2 ;;
     -j*) jobs=${1#-j}; shift ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; stencil_die "unknown argument '$1'" ;;
   esac
 done
+if [ "$sanitize" = 1 ]; then
+  backend=${backend:-openmp}
+  [ "$backend" = openmp ] ||
+    stencil_die "--sanitize builds the OpenMP configuration only (got --backend $backend)" \
+      "for CUDA, scripts/gpu-check.sh runs compute-sanitizer on the native tests"
+fi
 stencil_resolve_build_options
 
 bash "$STENCIL_ROOT/scripts/bootstrap.sh" --backend "$backend" --arch "$arch"
+
+# The sanitizer run: only what can find a memory or UB error at run time.
+if [ "$sanitize" = 1 ]; then
+  # -O1 -g1: line tables for the reports' file:line, and fast enough to run
+  # the unit tests; NDEBUG stays undefined, so assertions are checked too.
+  san_flags="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+  # shellcheck disable=SC2034 # read by stencil_configure
+  STENCIL_CMAKE_ARGV=(
+    -DCMAKE_BUILD_TYPE=Sanitize
+    "-DCMAKE_CXX_FLAGS_SANITIZE=-O1 -g1 $san_flags"
+    "-DCMAKE_EXE_LINKER_FLAGS_SANITIZE=-fsanitize=address,undefined"
+    "-DCMAKE_SHARED_LINKER_FLAGS_SANITIZE=-fsanitize=address,undefined"
+    -DSTENCIL_ENABLE_PERF_TESTS=OFF
+    -DSTENCIL_ENABLE_EXAMPLES=OFF)
+  stencil_configure "$backend" "$arch" "$STENCIL_ROOT/build/openmp-asan"
+  bdir=$STENCIL_BUILD_DIR
+  # The unit-test executables, by their test names (each stencil_test_X test
+  # runs the target stencil_test_X): this skips the header check, which
+  # compiles but runs nothing, and the compile_fail tests.
+  san_tests=$(ctest --test-dir "$bdir" -N -R '^stencil_test_' |
+    sed -n 's/^ *Test *#[0-9]*: \(stencil_test_[A-Za-z0-9_]*\)$/\1/p' | tr '\n' ' ')
+  [ -n "$san_tests" ] || stencil_die "no stencil_test_* tests are registered in $bdir"
+  san_start=$SECONDS
+  STENCIL_BUILD_TARGETS="$san_tests" stencil_build "$bdir" "$jobs" "$backend"
+  san_built=$SECONDS
+  if [ "$build_only" = 1 ]; then
+    stencil_log "sanitizer build of $bdir succeeded ($((san_built - san_start)) s)"
+    exit 0
+  fi
+  stencil_openmp_test_env
+  # Any report ends the test with a failure and a stack trace. Leak checks
+  # stay on (libgomp's thread pool is still reachable at exit, so it is not
+  # reported). Values already in the environment come last, so they win.
+  export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:print_stacktrace=1:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+  export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:report_error_type=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+  stencil_log "running the unit tests under ASan+UBSan: $san_tests"
+  ctest --test-dir "$bdir" -R '^stencil_test_' --output-on-failure \
+    --timeout "${STENCIL_TEST_TIMEOUT:-900}" ||
+    stencil_die "unit tests failed under ASan+UBSan (exit $?); the sanitizer report is in the output above"
+  stencil_log "all unit tests passed under ASan+UBSan ($bdir; build $((san_built - san_start)) s, tests $((SECONDS - san_built)) s)"
+  exit 0
+fi
+
 stencil_configure_and_build "$backend" "$arch" "$jobs"
 bdir=$STENCIL_BUILD_DIR
 kroot=$STENCIL_KOKKOS_ROOT
