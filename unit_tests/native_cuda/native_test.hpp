@@ -6,6 +6,7 @@
 #pragma once
 
 #include <stencil/error.hpp>
+#include <stencil/native_cuda/common/device.hpp>
 
 #include <gtest/gtest.h>
 
@@ -51,3 +52,14 @@ void expect_refused_naming_deepest(Run&& run, int deepest) {
 
 #define STENCIL_REQUIRE_GPU() \
   if (!::stencil_test::have_gpu()) GTEST_SKIP() << "no CUDA device"
+
+// Tests of the full-depth plans (default depths, refusals just past the
+// deepest that fits) need every depth compiled; a build capped by
+// STENCIL_NATIVE_MAX_DEPTH (CI's compile check, a quick gpu-check) skips
+// them, saying why.
+#define STENCIL_REQUIRE_ALL_DEPTHS()                                        \
+  if (::stencil::native_cuda::max_depth_compiled < 12)                     \
+  GTEST_SKIP() << "this build compiles native depths up to "               \
+               << ::stencil::native_cuda::max_depth_compiled               \
+               << " (STENCIL_NATIVE_MAX_DEPTH); the test checks full-depth " \
+                  "plans"

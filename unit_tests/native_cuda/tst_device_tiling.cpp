@@ -447,6 +447,7 @@ TEST(DeviceTiling, L2Window) {
 
 TEST(DeviceTiling, RefusesWhatItCannotRun) {
   STENCIL_REQUIRE_GPU();
+  STENCIL_REQUIRE_ALL_DEPTHS();
   using stencil::suite::J3d7pt;
   stencil::Grid<double, 3, Kokkos::CudaSpace> grid("u", {20, 30, 40});
   stencil::fill(grid, [](int k, int i, int j) { return 0.5 * i + j - k; });

@@ -180,6 +180,7 @@ TEST(TemporalBlocking, Heat1D) {
 
 TEST(TemporalBlocking, RefusesWhatItCannotRun) {
   STENCIL_REQUIRE_GPU();
+  STENCIL_REQUIRE_ALL_DEPTHS();
   using stencil::suite::J2d5pt;
   stencil::Grid<double, 2, Kokkos::CudaSpace> grid("u", {64, 64});
   stencil::fill(grid, [](int i, int j) { return 0.5 * i + j; });
@@ -232,6 +233,7 @@ TEST(TemporalBlocking, RefusesWhatItCannotRun) {
 
 TEST(TemporalBlocking, PlanReportsTheNativeLaunch) {
   STENCIL_REQUIRE_GPU();
+  STENCIL_REQUIRE_ALL_DEPTHS();
   stencil::Grid<double, 2, Kokkos::CudaSpace> grid("u", {8352, 8352});
   auto const p = stencil::plan(Kokkos::Cuda{}, grid, stencil::suite::J2d5pt{},
                                stencil::TemporalBlocking{6});
@@ -310,6 +312,7 @@ struct SignedBox {
 
 TEST(TemporalBlocking, LinearBoxPairsAreSummedByRow) {
   STENCIL_REQUIRE_GPU();
+  STENCIL_REQUIRE_ALL_DEPTHS();
   using stencil::suite::J2d25ptPrescaled;
   static_assert(stencil::detail::is_linear<J2d25ptPrescaled>());
   auto const plan_of = [](auto value, stencil::TemporalBlocking policy) {
@@ -405,6 +408,7 @@ TEST(TemporalBlocking, PrefetchFollowsTheDepth) {
 
 TEST(TemporalBlocking, DefaultDepthFollowsTheDivision) {
   STENCIL_REQUIRE_GPU();
+  STENCIL_REQUIRE_ALL_DEPTHS();
   // The depths below are those measured on sm_90's 227 KB of shared memory
   // per block (H100, H200); elsewhere fewer levels fit.
   int optin = 0;
