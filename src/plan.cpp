@@ -48,7 +48,9 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
   }
   out << ", halo " << p.halo << ", " << to_string(p.boundary) << ", value size "
       << p.value_size << " B; stencil: " << to_string(p.shape) << ", radius "
-      << p.radius << "; depth " << p.depth;
+      << p.radius;
+  if (!p.fields.empty()) out << ", fields " << p.fields;
+  out << "; depth " << p.depth;
   if (p.policy == PolicyKind::spatial_blocking) {
     out << ", tile x=" << p.tile.x;
     if (p.rank >= 2) out << " y=" << p.tile.y;

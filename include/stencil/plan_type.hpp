@@ -36,6 +36,9 @@ struct Plan {
   int halo = 0;
   Boundary boundary = Boundary::fixed;
   int value_size = 0;  ///< sizeof(T)
+  /// A multi-field stencil on a stencil::State: its fields, each with its
+  /// radius, levels and whether it is written; empty for a single grid.
+  std::string fields;
 
   /// SpatialBlocking: cells per team (1 where unused). TemporalBlocking:
   /// x = valid output columns per block (the block computes
