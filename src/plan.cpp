@@ -25,7 +25,7 @@ std::string to_string(PolicyKind policy) {
 }
 
 std::string to_string(Boundary boundary) {
-  return boundary == Boundary::fixed ? "fixed" : "periodic";
+  return detail::boundary_name(boundary);
 }
 
 std::string to_string(Shape shape) {
@@ -46,9 +46,13 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
   for (int d = 3 - p.rank; d < 3; ++d) {
     out << p.extents[d] << (d < 2 ? "x" : "");
   }
-  out << ", halo " << p.halo << ", " << to_string(p.boundary) << ", value size "
-      << p.value_size << " B; stencil: " << to_string(p.shape) << ", radius "
-      << p.radius;
+  std::string const boundary = detail::sides_text(p.sides, p.rank);
+  // A boundary that differs per side names its axes, with commas of its own.
+  bool const per_side = boundary.find(':') != std::string::npos;
+  out << ", halo " << p.halo << ", "
+      << (per_side ? "boundaries (" + boundary + ")" : boundary)
+      << ", value size " << p.value_size
+      << " B; stencil: " << to_string(p.shape) << ", radius " << p.radius;
   if (!p.fields.empty()) out << ", fields " << p.fields;
   out << "; depth " << p.depth;
   if (p.policy == PolicyKind::spatial_blocking) {

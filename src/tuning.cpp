@@ -149,8 +149,9 @@ std::string tuning_key(std::string const& device, std::string const& functor,
   for (int d = 3 - described.rank; d < 3; ++d) {
     key << described.extents[d] << (d < 2 ? "x" : "");
   }
-  key << " | halo " << described.halo << " | " << to_string(described.boundary)
-      << " | " << described.value_size << "-byte values";
+  key << " | halo " << described.halo << " | "
+      << sides_text(described.sides, described.rank) << " | "
+      << described.value_size << "-byte values";
   return key.str();
 }
 

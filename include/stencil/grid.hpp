@@ -1,31 +1,33 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <stencil/boundary.hpp>
 #include <stencil/detail/memory.hpp>
 #include <stencil/error.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <exception>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace stencil {
 
-/// What the halo cells around the interior mean.
-/// `fixed`: Dirichlet; halo cells hold what the user set (with `fill`) and are
-/// never overwritten. `periodic`: the halo mirrors the opposite side of the
-/// interior; it is refreshed from the interior before every step.
-enum class Boundary { fixed, periodic };
-
 /// Construction options of a Grid. The halo must be at least the radius of
 /// every stencil applied to the grid; iterate refuses a narrower one.
+/// `boundary` is the kind of every side (not dirichlet, whose sides need
+/// their function: Grid::set_dirichlet); Grid::set_boundary changes one.
+/// `dt` is the time one step advances the grid's time (the time dirichlet
+/// functions see).
 struct GridOptions {
   int halo = 1;
   Boundary boundary = Boundary::fixed;
+  double dt = 1.0;
 };
 
 namespace detail {
@@ -83,7 +85,7 @@ class Grid {
       : m_label(std::move(label)),
         m_extents(extents),
         m_halo(options.halo),
-        m_boundary(options.boundary) {
+        m_dt(options.dt) {
     for (int d = 0; d < Rank; ++d) {
       STENCIL_EXPECT(extents[d] > 0, "grid '", m_label, "': extent ", d, " is ",
                      extents[d],
@@ -104,6 +106,11 @@ class Grid {
           "be at most ",
           largest - 2LL * m_halo);
     }
+    std::string const context = "grid '" + m_label + "'";
+    m_boundaries = detail::BoundarySet<Rank>(options.boundary, context);
+    m_boundaries.validate(m_extents, m_halo, context);
+    STENCIL_EXPECT(std::isfinite(m_dt), context, ": dt is ", m_dt,
+                   "; the time per step must be a finite number");
     allocate_buffers();
   }
 
@@ -113,7 +120,9 @@ class Grid {
       : m_label(std::move(other.m_label)),
         m_extents(other.m_extents),
         m_halo(other.m_halo),
-        m_boundary(other.m_boundary),
+        m_boundaries(std::move(other.m_boundaries)),
+        m_time(other.m_time),
+        m_dt(other.m_dt),
         m_buffers(std::move(other.m_buffers)),
         m_current(other.m_current) {
     other.clear();
@@ -123,7 +132,9 @@ class Grid {
       m_label = std::move(other.m_label);
       m_extents = other.m_extents;
       m_halo = other.m_halo;
-      m_boundary = other.m_boundary;
+      m_boundaries = std::move(other.m_boundaries);
+      m_time = other.m_time;
+      m_dt = other.m_dt;
       m_buffers = std::move(other.m_buffers);
       m_current = other.m_current;
       other.clear();
@@ -142,7 +153,80 @@ class Grid {
   /// Extent of dimension `d` including both halos.
   int padded_extent(int d) const { return m_extents[d] + 2 * m_halo; }
   int halo() const { return m_halo; }
-  Boundary boundary() const { return m_boundary; }
+
+  /// The kind of every side; where the sides differ, a stencil::bad_input
+  /// naming them (ask boundary(axis, side)).
+  Boundary boundary() const {
+    return m_boundaries.uniform_kind("grid '" + m_label + "': boundary()");
+  }
+  /// The kind of `side` of `axis` (0 = slowest); Side::both: the kind both
+  /// sides share, a stencil::bad_input where they differ.
+  Boundary boundary(int axis, Side side) const {
+    return m_boundaries.kind(axis, side, "grid '" + m_label + "': boundary");
+  }
+  /// Every side's kind and dirichlet function.
+  detail::BoundarySet<Rank> const& boundaries() const noexcept {
+    return m_boundaries;
+  }
+  /// Sets `side` of `axis` (0 = slowest) to `kind`, from the next block of
+  /// steps on. Refuses (stencil::bad_input, the grid unchanged) an axis out
+  /// of range, dirichlet (use set_dirichlet), an axis periodic on one side
+  /// only, and an axis too short for a mirroring kind.
+  void set_boundary(int axis, Side side, Boundary kind) {
+    std::string const context = "grid '" + m_label + "': set_boundary";
+    expect_usable(context);
+    detail::BoundarySet<Rank> changed = m_boundaries;
+    changed.set(axis, side, kind, context);
+    changed.validate(m_extents, m_halo, context);
+    m_boundaries = std::move(changed);
+  }
+  /// Sets `side` of `axis` to dirichlet: before every block of steps its
+  /// halo cells take `f(cell, time)`, where `cell` holds the halo cell's
+  /// interior coordinates (slowest first; outside 0..n-1 along `axis`) and
+  /// `time` is the grid's time at the block's first step. `f` runs on the
+  /// host and returns a value convertible to T.
+  template <class F>
+  void set_dirichlet(int axis, Side side, F f) {
+    static_assert(
+        std::is_invocable_v<F const&, std::array<int, Rank> const&, double> &&
+            std::is_convertible_v<
+                std::invoke_result_t<F const&, std::array<int, Rank> const&,
+                                     double>,
+                T>,
+        "stencil::Grid::set_dirichlet: f must be callable as "
+        "f(std::array<int, Rank> cell, double time) and return a value "
+        "convertible to the grid's value type");
+    std::string const context = "grid '" + m_label + "': set_dirichlet";
+    expect_usable(context);
+    detail::BoundarySet<Rank> changed = m_boundaries;
+    changed.set_dirichlet(
+        axis, side,
+        [f = std::move(f)](std::array<int, Rank> const& cell, double time) {
+          return static_cast<double>(static_cast<T>(f(cell, time)));
+        },
+        context);
+    changed.validate(m_extents, m_halo, context);
+    m_boundaries = std::move(changed);
+  }
+  /// Replaces every side at once (e.g. another grid's boundaries()),
+  /// checked like set_boundary.
+  void set_boundaries(detail::BoundarySet<Rank> boundaries) {
+    std::string const context = "grid '" + m_label + "': set_boundaries";
+    expect_usable(context);
+    boundaries.validate(m_extents, m_halo, context);
+    m_boundaries = std::move(boundaries);
+  }
+
+  /// The time of the current level: 0 at construction, advanced by dt()
+  /// per step by iterate.
+  double time() const noexcept { return m_time; }
+  void set_time(double time) {
+    STENCIL_EXPECT(std::isfinite(time), "grid '", m_label, "': time is ", time,
+                   "; the time must be a finite number");
+    m_time = time;
+  }
+  /// The time one step advances (GridOptions::dt).
+  double dt() const noexcept { return m_dt; }
   std::size_t interior_cells() const {
     std::size_t n = 1;
     for (int e : m_extents) n *= static_cast<std::size_t>(e);
@@ -174,8 +258,17 @@ class Grid {
     m_label.clear();
     m_extents = {};
     m_halo = 0;
+    m_boundaries = {};
+    m_time = 0.0;
+    m_dt = 1.0;
     m_buffers = {};
     m_current = 0;
+  }
+
+  void expect_usable(std::string const& context) const {
+    STENCIL_EXPECT(!empty(), context,
+                   ": the grid is empty (default-constructed or moved from); "
+                   "use the grid it was moved to, or construct a new one");
   }
 
   /// Checks the size against what the memory space has free, then allocates.
@@ -251,7 +344,9 @@ class Grid {
   std::string m_label;
   std::array<int, Rank> m_extents{};
   int m_halo = 0;
-  Boundary m_boundary = Boundary::fixed;
+  detail::BoundarySet<Rank> m_boundaries;
+  double m_time = 0.0;
+  double m_dt = 1.0;
   std::array<view_type, 2> m_buffers;
   int m_current = 0;
 };
@@ -270,8 +365,8 @@ void expect_not_empty(Grid<T, Rank, MemorySpace> const& grid,
 
 /// Copies the values of both buffers of `source`, halos included, into
 /// `destination`, which must have the same extents and halo; either may
-/// live in another memory space. Synchronous. The boundary stays
-/// `destination`'s own.
+/// live in another memory space. Synchronous. The boundary and the time
+/// stay `destination`'s own.
 template <class T, int Rank, class DestinationSpace, class SourceSpace>
 void deep_copy(Grid<T, Rank, DestinationSpace>& destination,
                Grid<T, Rank, SourceSpace> const& source) {

@@ -40,7 +40,7 @@ void check_plan_matches(Plan const& p, Grid<T, Rank, MemorySpace> const& grid) {
                     p.rank == expected.rank && p.radius == expected.radius &&
                     p.shape == expected.shape &&
                     p.extents == expected.extents && p.halo == expected.halo &&
-                    p.boundary == expected.boundary &&
+                    p.sides == expected.sides &&
                     p.value_size == expected.value_size;
   if (same) return;
   std::string differences;
@@ -58,7 +58,8 @@ void check_plan_matches(Plan const& p, Grid<T, Rank, MemorySpace> const& grid) {
   differ("shape", to_string(p.shape), to_string(expected.shape));
   differ("extents", extents(p), extents(expected));
   differ("halo", p.halo, expected.halo);
-  differ("boundary", to_string(p.boundary), to_string(expected.boundary));
+  differ("boundary", sides_text(p.sides, p.rank),
+         sides_text(expected.sides, expected.rank));
   differ("value size in bytes", p.value_size, expected.value_size);
   throw_bad_input(
       concat("the plan was made for a different run; it differs in ",

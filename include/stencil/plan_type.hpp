@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stencil/backend.hpp>
+#include <stencil/boundary.hpp>
 #include <stencil/grid.hpp>
 #include <stencil/model.hpp>
 #include <stencil/policy.hpp>
@@ -17,7 +18,8 @@ namespace stencil {
 
 /// What `iterate` will run: the backend and policy, with every parameter
 /// resolved. Made by `stencil::plan`, printable, and reusable for any grid of
-/// the same extents, value type and boundary on the same execution space.
+/// the same extents, value type and boundary kinds on the same execution
+/// space.
 struct Plan {
   std::string execution_space;          ///< Kokkos name of the execution space
   Backend backend = Backend::portable;  ///< the backend that runs the plan
@@ -34,7 +36,11 @@ struct Plan {
   Shape shape = Shape::star;
   std::array<int, 3> extents{1, 1, 1};  ///< (z, y, x); unused dims are 1
   int halo = 0;
-  Boundary boundary = Boundary::fixed;
+  /// The boundary kind of every side, (z, y, x) like `extents`, low side
+  /// first; unused dims are fixed. detail::sides_text says it in words.
+  /// A dirichlet side's function is the grid's, not the plan's: a plan runs
+  /// any grid whose sides have these kinds.
+  detail::BoundarySides sides{};
   int value_size = 0;  ///< sizeof(T)
   /// A multi-field stencil on a stencil::State: its fields, each with its
   /// radius, levels and whether it is written; empty for a single grid.

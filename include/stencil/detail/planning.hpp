@@ -34,7 +34,7 @@ Plan describe(std::string space_name, Grid<T, Rank, MemorySpace> const& grid) {
   p.shape = Op::shape;
   for (int d = 0; d < Rank; ++d) p.extents[3 - Rank + d] = grid.extent(d);
   p.halo = grid.halo();
-  p.boundary = grid.boundary();
+  p.sides = grid.boundaries().sides();
   p.value_size = static_cast<int>(sizeof(T));
   return p;
 }

@@ -5,8 +5,8 @@
 // brings the halo up to date and runs the hooks that fall due.
 #pragma once
 
+#include <stencil/detail/portable/boundary_halo.hpp>
 #include <stencil/detail/portable/layout.hpp>
-#include <stencil/detail/portable/periodic_halo.hpp>
 #include <stencil/error.hpp>
 #include <stencil/grid.hpp>
 
@@ -17,8 +17,8 @@
 namespace stencil::detail {
 
 /// What runs between blocks of steps. The halo refresh is the grid's
-/// boundary (periodic today; Neumann, user Dirichlet values and MPI
-/// exchanges are further refreshes of the same point). `after_block` runs
+/// boundary (every side's rule, boundary.hpp; MPI exchanges would be a
+/// further refresh at the same point). `after_block` runs
 /// every `hook_every` steps, with the number of steps done so far in this
 /// call; blocks are cut so that one ends on each multiple of `hook_every`.
 struct LoopHooks {
@@ -46,30 +46,34 @@ inline std::vector<int> step_blocks(int steps, int depth,
 }
 
 /// Brings the halo of the grid's current time level up to date before a
-/// block: copies the opposite faces into it for periodic boundaries; fixed
+/// block, at the grid's time: every side's rule (refresh_boundaries); fixed
 /// halos hold the user's values and stay as they are.
 template <class ExecSpace, class T, int Rank, class MemorySpace>
 void refresh_halo(ExecSpace const& space, Grid<T, Rank, MemorySpace>& grid) {
-  if (grid.boundary() == Boundary::periodic) {
-    PaddedLayout const layout = make_layout<Rank>(grid.extents(), grid.halo());
-    refresh_periodic_halo<ExecSpace, T, Rank>(space, grid.current().data(),
-                                              layout);
-  }
+  if (grid.boundaries().all_fixed()) return;
+  PaddedLayout const layout = make_layout<Rank>(grid.extents(), grid.halo());
+  refresh_boundaries<ExecSpace, T, Rank>(space, grid.current().data(), layout,
+                                         grid.boundaries(), grid.time());
 }
 
 /// Runs `blocks` (from step_blocks) on `grid`: before each, the halo
-/// refresh; then `run_block(steps)`, which advances the grid by that many
-/// steps and leaves the last level current; after it, the hook where one
-/// falls due.
+/// refresh at the block's start time; then `run_block(steps)`, which
+/// advances the grid by that many steps and leaves the last level current;
+/// then the grid's time moves on by steps * dt; after it, the hook where
+/// one falls due.
 template <class ExecSpace, class T, int Rank, class MemorySpace, class RunBlock>
 void time_loop(ExecSpace const& space, Grid<T, Rank, MemorySpace>& grid,
                std::vector<int> const& blocks, RunBlock&& run_block,
                LoopHooks const& hooks = {}) {
+  // The time from the call's start and the steps done, not summed per
+  // block, so that it carries no rounding of its own.
+  double const start = grid.time();
   int done = 0;
   for (int block : blocks) {
     refresh_halo(space, grid);
     run_block(block);
     done += block;
+    grid.set_time(start + done * grid.dt());
     if (hooks.hook_every > 0 && hooks.after_block &&
         done % hooks.hook_every == 0) {
       hooks.after_block(done);

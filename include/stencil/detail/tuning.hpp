@@ -232,7 +232,8 @@ void tune(ExecSpace const& space, Grid<T, Rank, MemorySpace> const& grid,
   std::optional<Grid<T, Rank, MemorySpace>> scratch;
   try {
     scratch.emplace(grid.label() + ":tuning", grid.extents(),
-                    GridOptions{grid.halo(), grid.boundary()});
+                    GridOptions{.halo = grid.halo(), .dt = grid.dt()});
+    scratch->set_boundaries(grid.boundaries());
   } catch (out_of_memory const& e) {
     throw_out_of_memory(
         concat("Auto{.tune = true}: cannot allocate the scratch copy of grid '",

@@ -4,6 +4,7 @@
 #include <stencil/native_cuda/common/cuda_check.hpp>
 #include <stencil/native_cuda/common/prefetch.hpp>
 
+#include <stencil/boundary.hpp>
 #include <stencil/config.hpp>
 #include <stencil/error.hpp>
 #include <stencil/grid.hpp>
@@ -114,17 +115,29 @@ inline void expect_native_gpu(DeviceLimits const& device,
 }
 
 /// The checks every temporal native policy (`policy` names it) makes
-/// before it plans anything: a GPU it can run on, fixed boundaries, and a
-/// requested depth of 1 or more, or 0 for the plan's choice.
-inline void expect_native_policy_applies(DeviceLimits const& device,
-                                         std::string_view policy,
-                                         Boundary boundary,
-                                         int requested_depth) {
+/// before it plans anything: a GPU it can run on, every side of a rank-
+/// `rank` grid fixed, and a requested depth of 1 or more, or 0 for the
+/// plan's choice. A temporal kernel advances several steps per launch, and
+/// the halo is refreshed only between launches, so any other boundary
+/// would go stale inside one.
+inline void expect_native_policy_applies(
+    DeviceLimits const& device, std::string_view policy,
+    stencil::detail::BoundarySides const& sides, int rank,
+    int requested_depth) {
   expect_native_gpu(device, policy);
-  STENCIL_EXPECT_SUPPORTED(
-      boundary == Boundary::fixed, policy,
-      " supports fixed boundaries only; for a periodic grid use "
-      "Naive or SpatialBlocking");
+  for (int a = 3 - rank; a < 3; ++a) {
+    for (int s = 0; s < 2; ++s) {
+      STENCIL_EXPECT_SUPPORTED(
+          sides[a][s] == Boundary::fixed, policy,
+          " supports fixed boundaries only (it advances several steps per "
+          "launch, and a halo is refreshed only between launches); the ",
+          s == 0 ? "low" : "high", " side of axis ", a - (3 - rank), " (",
+          "zyx"[a], ") is ", stencil::detail::boundary_name(sides[a][s]),
+          " (boundary: ", stencil::detail::sides_text(sides, rank),
+          "); use Naive or SpatialBlocking",
+          rank >= 2 ? " (or StreamingSweep, one launch per step)" : "");
+    }
+  }
   STENCIL_EXPECT(requested_depth >= 0, policy, ": depth is ", requested_depth,
                  "; use 1 or more, or 0 to let the plan choose");
 }

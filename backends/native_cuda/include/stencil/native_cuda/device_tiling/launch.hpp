@@ -376,7 +376,7 @@ void plan(Plan& p, int requested_depth, int requested_prefetch,
                 "stencil::DeviceTiling supports radius 1 and 2");
   using K = Kernel<T, Op, Exchange<T>, DepthCap>;
   DeviceLimits const device = current_device_limits();
-  expect_native_policy_applies(device, "DeviceTiling", p.boundary,
+  expect_native_policy_applies(device, "DeviceTiling", p.sides, p.rank,
                                requested_depth);
   expect_plane_indexable("DeviceTiling", p.extents[1], p.extents[2], p.halo);
   int const prefetch = resolve_prefetch(device, "DeviceTiling",
@@ -651,7 +651,7 @@ void plan_sm_tiling(Plan& p, int requested_depth, int requested_prefetch) {
                 "and 2");
   using K = SmTilingKernel<T, Op, DepthCap>;
   DeviceLimits const device = current_device_limits();
-  expect_native_policy_applies(device, "TemporalBlocking", p.boundary,
+  expect_native_policy_applies(device, "TemporalBlocking", p.sides, p.rank,
                                requested_depth);
   expect_plane_indexable("TemporalBlocking", p.extents[1], p.extents[2],
                          p.halo);

@@ -296,7 +296,7 @@ void plan(Plan& p, int requested_depth, int requested_prefetch) {
                 "device-tiling kernel on isolated tiles (plan_sm_tiling)");
   using K = Kernel<T, Op>;
   DeviceLimits const device = current_device_limits();
-  expect_native_policy_applies(device, "TemporalBlocking", p.boundary,
+  expect_native_policy_applies(device, "TemporalBlocking", p.sides, p.rank,
                                requested_depth);
   STENCIL_EXPECT(
       K::max_prefetch > 0 || requested_prefetch <= 0,
