@@ -6,6 +6,7 @@
 #include <stencil/detail/run.hpp>
 #include <stencil/error.hpp>
 #include <stencil/grid.hpp>
+#include <stencil/hooks.hpp>
 #include <stencil/plan.hpp>
 #include <stencil/policy.hpp>
 
@@ -79,10 +80,11 @@ void check_plan_matches(Plan const& p, Grid<T, Rank, MemorySpace> const& grid) {
 /// call that throws stencil::error leaves the grid untouched. `steps == 0`
 /// does nothing.
 template <class ExecSpace, class T, int Rank, class MemorySpace, class Op,
-          class How = Auto>
-requires Kokkos::is_execution_space_v<ExecSpace>
+          class How = Auto, class... Hooks>
+requires(Kokkos::is_execution_space_v<ExecSpace> && (is_hook_v<Hooks> && ...))
 void iterate(ExecSpace const& space, Grid<T, Rank, MemorySpace>& grid,
-             Op const& op, int steps, How const& how = {}) {
+             Op const& op, int steps, How const& how = {},
+             Hooks const&... hooks) {
   static_assert(detail::check_operator<Op, Rank>());
   static_assert(std::is_same_v<How, Plan> || is_policy_v<How>,
                 "stencil::iterate: the last argument must be a policy "
@@ -100,7 +102,8 @@ void iterate(ExecSpace const& space, Grid<T, Rank, MemorySpace>& grid,
   }
   if (steps == 0) return;
   try {
-    detail::run_plan<detail::kinds_for<How, Rank>()>(space, grid, op, steps, p);
+    detail::run_plan<detail::kinds_for<How, Rank>()>(
+        space, grid, op, steps, p, detail::make_loop_hooks(hooks...));
   } catch (error const&) {
     throw;
   } catch (std::exception const& e) {
@@ -113,10 +116,12 @@ void iterate(ExecSpace const& space, Grid<T, Rank, MemorySpace>& grid,
 }
 
 /// iterate() on the default execution space.
-template <class T, int Rank, class MemorySpace, class Op, class How = Auto>
+template <class T, int Rank, class MemorySpace, class Op, class How = Auto,
+          class... Hooks>
+requires(is_hook_v<Hooks> && ...)
 void iterate(Grid<T, Rank, MemorySpace>& grid, Op const& op, int steps,
-             How const& how = {}) {
-  iterate(Kokkos::DefaultExecutionSpace{}, grid, op, steps, how);
+             How const& how = {}, Hooks const&... hooks) {
+  iterate(Kokkos::DefaultExecutionSpace{}, grid, op, steps, how, hooks...);
 }
 
 }  // namespace stencil

@@ -6,7 +6,12 @@
 #include <stencil/config.hpp>
 #include <stencil/divisor.hpp>
 #include <stencil/error.hpp>
+#include <stencil/fields/declare.hpp>
+#include <stencil/fields/iterate.hpp>
+#include <stencil/fields/reduce.hpp>
+#include <stencil/fields/state.hpp>
 #include <stencil/grid.hpp>
+#include <stencil/hooks.hpp>
 #include <stencil/iterate.hpp>
 #include <stencil/linear.hpp>
 #include <stencil/model.hpp>

@@ -3,7 +3,9 @@
 // Kokkos execution space, one kernel per step through the time loop.
 #pragma once
 
+#include <stencil/detail/fields/time_loop.hpp>
 #include <stencil/detail/mechanism.hpp>
+#include <stencil/detail/portable/fields_naive.hpp>
 #include <stencil/detail/portable/layout.hpp>
 #include <stencil/detail/portable/naive.hpp>
 #include <stencil/detail/portable/spatial_blocking.hpp>
@@ -102,6 +104,29 @@ struct Mechanism<Naive, ExecSpace,
       grid.swap();
     };
     time_loop(space, grid, step_blocks(steps, 1, hooks), one_step, hooks);
+  }
+  /// Multi-field stencils on a State: one kernel per step writes every
+  /// written field.
+  static constexpr bool runs_fields = true;
+  template <class T, class Op>
+  static void plan_fields(Plan& p, Naive const&) {
+    p.backend = Backend::portable;
+    p.policy = PolicyKind::naive;
+  }
+  template <class T, int Rank, class MemorySpace, class Op>
+  static void run_fields(ExecSpace const& space,
+                         State<T, Rank, MemorySpace>& state, Op const& op,
+                         int steps, Plan const&, LoopHooks const& hooks) {
+    using Fields = typename Op::fields;
+    PaddedLayout const layout =
+        make_layout<Rank>(state.extents(), state.halo());
+    auto const one_step = [&](int) {
+      fields_naive_step<ExecSpace, T, Rank>(
+          space, field_buffers<Fields>(state), op, layout, state.time());
+      finish_step<Fields>(state);
+    };
+    state_time_loop(space, state, step_blocks(steps, 1, hooks), one_step,
+                    hooks);
   }
   /// Naive is Auto's fallback, not a preference.
   template <class T, class Op>

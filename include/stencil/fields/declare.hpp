@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: Apache-2.0
+// What a stencil of several fields declares, and how its functor reads them.
+//
+//   struct GrayScott {
+//     static constexpr int rank = 2;
+//     static constexpr auto shape = stencil::Shape::star;
+//     using fields = stencil::fields<stencil::field<1>,   // u, written
+//                                    stencil::field<1>>;  // v, written
+//     template <class In>
+//     KOKKOS_FUNCTION auto operator()(In const& in) const {
+//       auto const u = stencil::read<0>(in);
+//       auto const v = stencil::read<1>(in);
+//       ...
+//       return stencil::values{u_next, v_next};   // one per written field
+//     }
+//   };
+//
+// The fields are those of a stencil::State, in order. A single-field
+// functor (no `fields`) keeps running on a Grid unchanged.
+#pragma once
+
+#include <stencil/detail/neighbourhood.hpp>
+#include <stencil/traits.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <type_traits>
+
+namespace stencil {
+
+/// A field the stencil updates. It reads the current level within `Radius`
+/// and, with `Levels` > 1, the `Levels - 1` earlier levels at the cell
+/// itself (read<I, -1>, read<I, -2>, ...): a leapfrog wave is field<r, 2>.
+/// The new level overwrites the oldest one kept, so a field keeps
+/// max(2, Levels) buffers; that is why earlier levels are read at offset 0
+/// only (another cell's old value may already be overwritten).
+template <int Radius, int Levels = 1>
+struct field {
+  static_assert(Radius >= 0 && Radius <= max_radius,
+                "stencil::field: the radius must be between 0 and "
+                "stencil::max_radius (8)");
+  static_assert(Levels >= 1 && Levels <= 4,
+                "stencil::field: a field keeps 1 to 4 time levels");
+  static constexpr int radius = Radius;
+  static constexpr int levels = Levels;
+  static constexpr bool written = true;
+};
+
+/// A field the stencil reads but never writes (a coefficient such as a
+/// diffusivity k(x, y)): one buffer, its halo refreshed like the others.
+template <int Radius>
+struct coefficient {
+  static_assert(Radius >= 0 && Radius <= max_radius,
+                "stencil::coefficient: the radius must be between 0 and "
+                "stencil::max_radius (8)");
+  static constexpr int radius = Radius;
+  static constexpr int levels = 1;
+  static constexpr bool written = false;
+};
+
+/// The fields a stencil reads, in the order of the State's fields.
+template <class... Field>
+struct fields {
+  static_assert(sizeof...(Field) >= 1 && sizeof...(Field) <= 8,
+                "stencil::fields: a stencil declares 1 to 8 fields");
+  static constexpr int count = sizeof...(Field);
+  static constexpr int radii[] = {Field::radius...};
+  static constexpr int levels[] = {Field::levels...};
+  static constexpr bool written[] = {Field::written...};
+  static constexpr int written_count = (0 + ... + (Field::written ? 1 : 0));
+  static_assert(written_count >= 1,
+                "stencil::fields: a stencil writes at least one field; "
+                "declare it with stencil::field, not stencil::coefficient");
+  static constexpr int radius = [] {
+    int r = 0;
+    for (int x : radii) r = x > r ? x : r;
+    return r;
+  }();
+  static constexpr int most_levels = [] {
+    int l = 1;
+    for (int x : levels) l = x > l ? x : l;
+    return l;
+  }();
+};
+
+/// The new values of a stencil that writes several fields, in the order of
+/// its written fields: `return stencil::values{u_next, v_next};`.
+template <class T, int N>
+struct values {
+  T value[N];
+  KOKKOS_FORCEINLINE_FUNCTION constexpr T operator[](int i) const {
+    return value[i];
+  }
+};
+template <class T, class... U>
+KOKKOS_DEDUCTION_GUIDE values(T, U...)
+    -> values<std::common_type_t<T, U...>, 1 + sizeof...(U)>;
+
+/// True for a functor that declares `using fields = stencil::fields<...>`.
+template <class Op>
+concept MultiFieldOperator = requires {
+  { Op::rank } -> std::convertible_to<int>;
+  { Op::shape } -> std::convertible_to<Shape>;
+  Op::fields::count;
+};
+
+namespace detail {
+
+template <class Op>
+inline constexpr bool has_fields_v = requires { Op::fields::count; };
+
+/// The write slot of field `I` among the written fields.
+template <class Fields, int I>
+constexpr int written_slot() {
+  int slot = 0;
+  for (int f = 0; f < I; ++f) slot += Fields::written[f] ? 1 : 0;
+  return slot;
+}
+
+/// Compile-time checks of a multi-field functor, with what to do.
+template <class Op, int Rank>
+constexpr bool check_fields_operator() {
+  static_assert(MultiFieldOperator<Op>,
+                "stencil::fields: a multi-field stencil functor declares "
+                "`static constexpr int rank`, `static constexpr "
+                "stencil::Shape shape` and `using fields = "
+                "stencil::fields<...>`");
+  if constexpr (MultiFieldOperator<Op>) {
+    static_assert(Op::rank >= 1 && Op::rank <= 3,
+                  "stencil::traits: a stencil's rank must be 1, 2 or 3");
+    static_assert(Op::rank == Rank,
+                  "stencil::traits: the stencil's rank does not match the "
+                  "state's rank; use a State<T, Op::rank>");
+  }
+  return true;
+}
+
+}  // namespace detail
+
+/// Reads field `I` of a multi-field stencil at time level `Level` (0: the
+/// current level, -1: the one before, ...). The result is an accessor like
+/// a single-field stencil's `in`: `read<0>(in)(dy, dx)`. Level 0 is read
+/// within the field's declared radius, earlier levels at offset 0 only.
+template <int I, int Level = 0, class In>
+KOKKOS_FORCEINLINE_FUNCTION auto read(In const& in) {
+  using Fields = typename In::fields_type;
+  static_assert(I >= 0 && I < Fields::count,
+                "stencil::read: the stencil reads a field it does not "
+                "declare; add it to `using fields = stencil::fields<...>` "
+                "(fields are numbered from 0, in the State's order)");
+  static_assert(Level <= 0,
+                "stencil::read: a time level is 0 (the current one) or "
+                "negative (earlier ones); the new level is what the "
+                "functor returns");
+  static_assert(-Level < Fields::levels[I < Fields::count ? I : 0],
+                "stencil::read: the stencil reads a time level the field "
+                "does not keep; declare it with stencil::field<Radius, "
+                "Levels> with Levels greater than the level's distance");
+  return in.template level<I, Level>();
+}
+
+}  // namespace stencil

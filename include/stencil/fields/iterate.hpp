@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: Apache-2.0
+// plan and iterate for a stencil of several fields on a stencil::State.
+#pragma once
+
+#include <stencil/detail/mechanism.hpp>
+#include <stencil/detail/portable/mechanisms.hpp>
+#include <stencil/detail/time_loop.hpp>
+#include <stencil/error.hpp>
+#include <stencil/fields/declare.hpp>
+#include <stencil/fields/state.hpp>
+#include <stencil/hooks.hpp>
+#include <stencil/plan.hpp>
+#include <stencil/plan_type.hpp>
+#include <stencil/policy.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <exception>
+#include <string>
+#include <type_traits>
+
+namespace stencil {
+
+namespace detail {
+
+/// True where the mechanism of `Policy` on `ExecSpace` runs multi-field
+/// stencils (it declares `runs_fields` and has plan_fields / run_fields).
+template <class Policy, class ExecSpace>
+constexpr bool runs_fields() {
+  if constexpr (mechanism_available_v<Policy, ExecSpace>) {
+    return requires { Mechanism<Policy, ExecSpace>::runs_fields; };
+  } else {
+    return false;
+  }
+}
+
+/// Run-time checks of a state against a multi-field stencil.
+template <class Op, class T, int Rank, class MemorySpace>
+void validate_state(State<T, Rank, MemorySpace> const& state) {
+  using Fields = typename Op::fields;
+  expect_not_empty(state, "iterate/plan");
+  STENCIL_EXPECT(state.field_count() == Fields::count, "state '",
+                 state.label(), "' has ", state.field_count(),
+                 " fields but the stencil declares ", Fields::count,
+                 "; construct the state with one FieldSpec per declared "
+                 "field (stencil::field_specs<Op>() lists them)");
+  for (int f = 0; f < Fields::count; ++f) {
+    FieldSpec const& spec = state.spec(f);
+    STENCIL_EXPECT(spec.levels >= Fields::levels[f], "state '", state.label(),
+                   "': field ", f, " ('", spec.name, "') keeps ", spec.levels,
+                   " time levels but the stencil reads ", Fields::levels[f],
+                   "; give its FieldSpec levels = ", Fields::levels[f]);
+    STENCIL_EXPECT(!Fields::written[f] || !spec.read_only, "state '",
+                   state.label(), "': field ", f, " ('", spec.name,
+                   "') is read-only in the state but the stencil writes it; "
+                   "declare it stencil::coefficient in the stencil, or not "
+                   "read_only in the state");
+  }
+  constexpr int r = Fields::radius;
+  STENCIL_EXPECT(state.halo() >= r, "state '", state.label(),
+                 "' has a halo of ", state.halo(),
+                 " cells but the stencil's largest radius is ", r,
+                 "; construct the state with StateOptions{.halo = ", r,
+                 "} or more");
+  for (int d = 0; d < Rank; ++d) {
+    STENCIL_EXPECT(state.extent(d) >= 2 * r + 1, "state '", state.label(),
+                   "': extent ", d, " is ", state.extent(d),
+                   " cells, smaller than the stencil's width 2*radius+1 = ",
+                   2 * r + 1, "; every extent must be at least ", 2 * r + 1);
+  }
+}
+
+template <class Op, class T, int Rank, class MemorySpace>
+Plan describe_fields(std::string space_name,
+                     State<T, Rank, MemorySpace> const& state) {
+  using Fields = typename Op::fields;
+  Plan p;
+  p.execution_space = std::move(space_name);
+  p.rank = Rank;
+  p.radius = Fields::radius;
+  p.shape = Op::shape;
+  for (int d = 0; d < Rank; ++d) p.extents[3 - Rank + d] = state.extent(d);
+  p.halo = state.halo();
+  p.sides = state.boundaries().sides();
+  p.value_size = static_cast<int>(sizeof(T));
+  for (int f = 0; f < Fields::count; ++f) {
+    p.fields += concat(f == 0 ? "" : ", ", state.name(f), " (radius ",
+                       Fields::radii[f]);
+    if (Fields::levels[f] > 1) p.fields += concat(", ", Fields::levels[f], " levels");
+    p.fields += Fields::written[f] ? ", written)" : ", read-only)";
+  }
+  return p;
+}
+
+/// The multi-field plan of `policy` on `ExecSpace`, or stencil::unsupported
+/// naming what does run them.
+template <class ExecSpace, class T, class Op, class Policy>
+void plan_fields_with(Plan& p, Policy const& policy) {
+  if constexpr (runs_fields<Policy, ExecSpace>()) {
+    Mechanism<Policy, ExecSpace>::template plan_fields<T, Op>(p, policy);
+  } else {
+    (void)policy;
+    throw_unsupported(concat(
+        to_string(policy_traits<Policy>::kind),
+        " does not run multi-field stencils on ", p.execution_space,
+        " in this build (its kernels read one field); Naive and "
+        "SpatialBlocking run them on every space, and Auto chooses among "
+        "those that do"));
+  }
+}
+
+/// Auto for a multi-field stencil: Naive, saying why.
+template <class ExecSpace>
+void choose_fields_automatically(Plan& p) {
+  p.backend = Backend::portable;
+  p.policy = PolicyKind::naive;
+  p.chosen_by_auto = true;
+  p.reason =
+      "multi-field stencils run on the portable Naive and SpatialBlocking "
+      "in this build (no native kernel reads several fields yet); Naive "
+      "moves each field's bytes once per step, SpatialBlocking adds scratch "
+      "copies the caches already save";
+}
+
+template <PolicyKinds Kinds, class ExecSpace, class T, int Rank,
+          class MemorySpace, class Op>
+void run_fields_plan(ExecSpace const& space, State<T, Rank, MemorySpace>& state,
+                     Op const& op, int steps, Plan const& p,
+                     LoopHooks const& hooks) {
+  bool ran = false;
+  for_each_policy([&](auto policy) {
+    using Policy = decltype(policy);
+    if constexpr (runs_fields<Policy, ExecSpace>()) {
+      if (!ran && p.policy == policy_traits<Policy>::kind) {
+        Mechanism<Policy, ExecSpace>::run_fields(space, state, op, steps, p,
+                                                 hooks);
+        ran = true;
+      }
+    }
+  });
+  STENCIL_EXPECT_SUPPORTED(ran, "no mechanism runs ", to_string(p.policy),
+                           " for multi-field stencils on ", ExecSpace::name(),
+                           "; use Naive, SpatialBlocking or Auto");
+}
+
+}  // namespace detail
+
+/// The plan of a multi-field stencil `op` on `state`: which policy runs it
+/// and how. Auto takes Naive and says why; a policy that cannot run several
+/// fields is refused with stencil::unsupported.
+template <class ExecSpace, class T, int Rank, class MemorySpace, class Op,
+          class Policy>
+requires detail::has_fields_v<Op>
+Plan plan(ExecSpace const& space, State<T, Rank, MemorySpace> const& state,
+          Op const& op, Policy const& policy) {
+  static_assert(detail::check_fields_operator<Op, Rank>());
+  static_assert(Kokkos::is_execution_space_v<ExecSpace>,
+                "stencil::plan: the first argument must be a Kokkos "
+                "execution space instance");
+  static_assert(is_policy_v<Policy>,
+                "stencil::plan: the policy must be one of stencil's policies "
+                "or stencil::Auto");
+  static_assert(
+      Kokkos::SpaceAccessibility<ExecSpace, MemorySpace>::accessible,
+      "stencil::plan: the state's memory space is not accessible from this "
+      "execution space; allocate the state in ExecSpace::memory_space");
+  (void)space;
+  (void)op;
+  detail::validate_state<Op>(state);
+  Plan p = detail::describe_fields<Op>(ExecSpace::name(), state);
+  p.space_backend = backend_for<ExecSpace>;
+  if constexpr (std::is_same_v<Policy, Auto>) {
+    STENCIL_EXPECT_SUPPORTED(!detail::tuning_requested(policy),
+                             "Auto{.tune = true} does not time multi-field "
+                             "stencils yet; use Auto{} or a policy");
+    detail::choose_fields_automatically<ExecSpace>(p);
+  } else {
+    detail::plan_fields_with<ExecSpace, T, Op>(p, policy);
+  }
+  p.model_note =
+      "no prediction: the model describes single-field stencils only";
+  return p;
+}
+
+/// Advances every written field of `state` by `steps` steps of the
+/// multi-field stencil `op` on `space`, as `how` (a policy or a Plan from
+/// stencil::plan for this state) says, running each every(n, f) hook after
+/// every n steps. Asynchronous like the single-grid iterate; checked before
+/// anything runs.
+template <class ExecSpace, class T, int Rank, class MemorySpace, class Op,
+          class How = Auto, class... Hooks>
+requires(Kokkos::is_execution_space_v<ExecSpace> && detail::has_fields_v<Op> &&
+         (is_hook_v<Hooks> && ...))
+void iterate(ExecSpace const& space, State<T, Rank, MemorySpace>& state,
+             Op const& op, int steps, How const& how = {},
+             Hooks const&... hooks) {
+  static_assert(detail::check_fields_operator<Op, Rank>());
+  static_assert(std::is_same_v<How, Plan> || is_policy_v<How>,
+                "stencil::iterate: the argument after the steps must be a "
+                "policy or a stencil::Plan");
+  STENCIL_EXPECT(steps >= 0, "steps is ", steps,
+                 "; the number of time steps must be 0 or more");
+  Plan p;
+  if constexpr (std::is_same_v<How, Plan>) {
+    detail::validate_state<Op>(state);
+    Plan const expected =
+        detail::describe_fields<Op>(ExecSpace::name(), state);
+    STENCIL_EXPECT(how.fields == expected.fields &&
+                       how.extents == expected.extents &&
+                       how.halo == expected.halo &&
+                       how.sides == expected.sides &&
+                       how.value_size == expected.value_size &&
+                       how.execution_space == expected.execution_space,
+                   "the plan was made for a different run (",
+                   how.execution_space, ", fields ", how.fields,
+                   "); this call is on ", expected.execution_space,
+                   " with fields ", expected.fields,
+                   "; make a plan for this state with stencil::plan");
+    p = how;
+  } else {
+    p = plan(space, state, op, how);
+  }
+  if (steps == 0) return;
+  detail::LoopHooks const loop_hooks = detail::make_loop_hooks(hooks...);
+  try {
+    detail::run_fields_plan<detail::all_kinds>(space, state, op, steps, p,
+                                               loop_hooks);
+  } catch (error const&) {
+    throw;
+  } catch (std::exception const& e) {
+    detail::throw_device_error(
+        detail::concat("a multi-field kernel of ", to_string(p.policy)),
+        e.what(), "stencil::iterate");
+  }
+}
+
+/// iterate() of a multi-field stencil on the default execution space.
+template <class T, int Rank, class MemorySpace, class Op, class How = Auto,
+          class... Hooks>
+requires(detail::has_fields_v<Op> && (is_hook_v<Hooks> && ...))
+void iterate(State<T, Rank, MemorySpace>& state, Op const& op, int steps,
+             How const& how = {}, Hooks const&... hooks) {
+  iterate(Kokkos::DefaultExecutionSpace{}, state, op, steps, how, hooks...);
+}
+
+}  // namespace stencil

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// The suite's solvers of several fields and time levels (docs/suite.md):
+// the leapfrog wave equation (u at n and n-1), heat with a read-only
+// diffusivity field, and the two-species Gray-Scott and Brusselator
+// reaction-diffusion systems. Each is a multi-field stencil functor
+// (stencil/fields/declare.hpp) with `name` and `bytes_per_cell`: the bytes a
+// one-step sweep must move per cell (every field read once and every
+// written field stored once), from which the benchmarks' DRAM ceilings come.
+
+#include <stencil/fields/declare.hpp>
+#include <stencil/traits.hpp>
+
+#include <Kokkos_Core.hpp>
+
+namespace stencil::suite {
+
+/// Reads the centre of a rank-`Rank` accessor.
+template <int Rank, class U>
+KOKKOS_FORCEINLINE_FUNCTION auto at_centre(U const& u) {
+  if constexpr (Rank == 1) {
+    return u(0);
+  } else if constexpr (Rank == 2) {
+    return u(0, 0);
+  } else {
+    return u(0, 0, 0);
+  }
+}
+
+namespace detail {
+/// Weights of the radius-R central second difference, centre first then
+/// distance 1..R (symmetric).
+template <int R>
+struct SecondDifference;
+template <>
+struct SecondDifference<1> {
+  static constexpr double w[] = {-2.0, 1.0};
+};
+template <>
+struct SecondDifference<2> {
+  static constexpr double w[] = {-5.0 / 2, 4.0 / 3, -1.0 / 12};
+};
+template <>
+struct SecondDifference<3> {
+  static constexpr double w[] = {-49.0 / 18, 3.0 / 2, -3.0 / 20, 1.0 / 90};
+};
+template <>
+struct SecondDifference<4> {
+  static constexpr double w[] = {-205.0 / 72, 8.0 / 5, -1.0 / 5, 8.0 / 315,
+                                 -1.0 / 560};
+};
+
+/// Sum over the axes of the radius-R second difference of `u` (an
+/// accessor), with the weights converted to `T`.
+template <class T, int Rank, int R, class U>
+KOKKOS_FORCEINLINE_FUNCTION T laplacian(U const& u) {
+  using W = SecondDifference<R>;
+  T sum = static_cast<T>(Rank * W::w[0]) * at_centre<Rank>(u);
+  for (int d = 1; d <= R; ++d) {
+    T const w = static_cast<T>(W::w[d]);
+    if constexpr (Rank == 1) {
+      sum += w * (u(-d) + u(d));
+    } else if constexpr (Rank == 2) {
+      sum += w * (u(-d, 0) + u(d, 0) + u(0, -d) + u(0, d));
+    } else {
+      sum += w * (u(-d, 0, 0) + u(d, 0, 0) + u(0, -d, 0) + u(0, d, 0) +
+                  u(0, 0, -d) + u(0, 0, d));
+    }
+  }
+  return sum;
+}
+}  // namespace detail
+
+/// wave<Rank>d-r<R>: u[n+1] = 2 u[n] - u[n-1] + C^2 sum_axes Delta_R u[n],
+/// C = 0.3 (stable for every R <= 4 in 2D and 3D). Two buffers: u[n+1]
+/// overwrites u[n-1].
+template <int Rank, int R>
+struct Wave {
+  static_assert(R >= 1 && R <= 4, "wave: radius 1 to 4");
+  static constexpr int rank = Rank;
+  static constexpr auto shape = Shape::star;
+  using fields = stencil::fields<stencil::field<R, 2>>;
+  static constexpr char const* name =
+      Rank == 2 ? (R == 1   ? "wave2d-r1"
+                   : R == 2 ? "wave2d-r2"
+                   : R == 3 ? "wave2d-r3"
+                            : "wave2d-r4")
+                : (R == 1   ? "wave3d-r1"
+                   : R == 2 ? "wave3d-r2"
+                   : R == 3 ? "wave3d-r3"
+                            : "wave3d-r4");
+  /// Reads u[n] and u[n-1], writes u[n+1] (over u[n-1]).
+  static constexpr int values_per_cell = 3;
+  static constexpr double courant_squared = 0.3 * 0.3;
+
+  template <class In>
+  KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
+    using T = typename In::value_type;
+    auto const u = stencil::read<0>(in);
+    auto const u_old = stencil::read<0, -1>(in);
+    T const c = at_centre<Rank>(u);
+    return 2 * c - at_centre<Rank>(u_old) +
+           static_cast<T>(courant_squared) *
+               detail::laplacian<T, Rank, R>(u);
+  }
+};
+
+/// heat-varcoef<Rank>d: u' = u + lambda sum_axes [k+ (u+ - u) - k- (u - u-)]
+/// with k+ = (k + k at +1) / 2 along each axis and lambda = 0.1; k is a
+/// read-only field (values in [0.5, 1.5] in the suite).
+template <int Rank>
+struct HeatVarCoef {
+  static constexpr int rank = Rank;
+  static constexpr auto shape = Shape::star;
+  using fields = stencil::fields<stencil::field<1>, stencil::coefficient<1>>;
+  static constexpr char const* name =
+      Rank == 2 ? "heat-varcoef2d" : "heat-varcoef3d";
+  /// Reads u and k, writes u.
+  static constexpr int values_per_cell = 3;
+  static constexpr double lambda = 0.1;
+
+  template <class In>
+  KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
+    using T = typename In::value_type;
+    auto const u = stencil::read<0>(in);
+    auto const k = stencil::read<1>(in);
+    T const uc = at_centre<Rank>(u);
+    T const kc = at_centre<Rank>(k);
+    T const half = static_cast<T>(0.5);
+    T flux = 0;
+    auto axis = [&](T u_minus, T u_plus, T k_minus, T k_plus) {
+      flux += half * (kc + k_plus) * (u_plus - uc) -
+              half * (kc + k_minus) * (uc - u_minus);
+    };
+    if constexpr (Rank == 1) {
+      axis(u(-1), u(1), k(-1), k(1));
+    } else if constexpr (Rank == 2) {
+      axis(u(-1, 0), u(1, 0), k(-1, 0), k(1, 0));
+      axis(u(0, -1), u(0, 1), k(0, -1), k(0, 1));
+    } else {
+      axis(u(-1, 0, 0), u(1, 0, 0), k(-1, 0, 0), k(1, 0, 0));
+      axis(u(0, -1, 0), u(0, 1, 0), k(0, -1, 0), k(0, 1, 0));
+      axis(u(0, 0, -1), u(0, 0, 1), k(0, 0, -1), k(0, 0, 1));
+    }
+    return uc + static_cast<T>(lambda) * flux;
+  }
+};
+
+/// grayscott2d: u' = u + Du Lap u - u v^2 + F (1 - u),
+/// v' = v + Dv Lap v + u v^2 - (F + k) v (5-point Laplacian, h = dt = 1),
+/// Du = 0.16, Dv = 0.08, F = 0.035, k = 0.065; periodic in the suite.
+struct GrayScott {
+  static constexpr int rank = 2;
+  static constexpr auto shape = Shape::star;
+  using fields = stencil::fields<stencil::field<1>, stencil::field<1>>;
+  static constexpr char const* name = "grayscott2d";
+  /// Reads u and v, writes both.
+  static constexpr int values_per_cell = 4;
+  double du = 0.16, dv = 0.08, feed = 0.035, kill = 0.065;
+
+  template <class In>
+  KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
+    using T = typename In::value_type;
+    auto const u = stencil::read<0>(in);
+    auto const v = stencil::read<1>(in);
+    T const uc = u(0, 0), vc = v(0, 0);
+    T const lap_u = u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1) - 4 * uc;
+    T const lap_v = v(-1, 0) + v(1, 0) + v(0, -1) + v(0, 1) - 4 * vc;
+    T const uvv = uc * vc * vc;
+    return stencil::values{
+        uc + static_cast<T>(du) * lap_u - uvv +
+            static_cast<T>(feed) * (1 - uc),
+        vc + static_cast<T>(dv) * lap_v + uvv -
+            static_cast<T>(feed + kill) * vc};
+  }
+};
+
+/// bruss2d, one explicit Euler step of the Brusselator with diffusion:
+/// u_t = 1 + u^2 v - 4.4 u + alpha Lap u, v_t = 3.4 u - u^2 v + alpha Lap v
+/// on the unit square with N x N points (h = 1/(N-1)), alpha = 2e-3,
+/// reflecting (vertex-centred Neumann) boundaries in the suite. `dt` must
+/// keep 4 alpha dt / h^2 below 1 for stability.
+struct Bruss {
+  static constexpr int rank = 2;
+  static constexpr auto shape = Shape::star;
+  using fields = stencil::fields<stencil::field<1>, stencil::field<1>>;
+  static constexpr char const* name = "bruss2d";
+  static constexpr int values_per_cell = 4;
+  static constexpr double alpha = 2e-3;
+  double dt = 1e-6;
+  double inv_h2 = 1.0;  ///< 1 / h^2 = (N - 1)^2
+
+  /// The plan for an N x N grid: h = 1/(N-1), dt at a quarter of the
+  /// stability limit.
+  static Bruss for_points(int n) {
+    double const inv_h2 = static_cast<double>(n - 1) * (n - 1);
+    return {0.25 / (4 * alpha * inv_h2), inv_h2};
+  }
+
+  template <class In>
+  KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
+    using T = typename In::value_type;
+    auto const u = stencil::read<0>(in);
+    auto const v = stencil::read<1>(in);
+    T const uc = u(0, 0), vc = v(0, 0);
+    T const diffusion = static_cast<T>(alpha * inv_h2);
+    T const lap_u = u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1) - 4 * uc;
+    T const lap_v = v(-1, 0) + v(1, 0) + v(0, -1) + v(0, 1) - 4 * vc;
+    T const uuv = uc * uc * vc;
+    T const step = static_cast<T>(dt);
+    return stencil::values{
+        uc + step * (1 + uuv - static_cast<T>(4.4) * uc + diffusion * lap_u),
+        vc + step * (static_cast<T>(3.4) * uc - uuv + diffusion * lap_v)};
+  }
+};
+
+}  // namespace stencil::suite

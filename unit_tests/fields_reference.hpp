@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+// Plain host loops for the suite's multi-field solvers, written from their
+// formulas (docs/suite.md), not from the functors: the reference every
+// backend's State run is compared with.
+#pragma once
+
+#include <stencil/fields/state.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <array>
+#include <cmath>
+#include <functional>
+#include <vector>
+
+namespace stencil_test::fields {
+
+/// A padded host copy of one field, rank 1 to 3 as (nz, ny, nx) with unused
+/// dimensions of extent 1 and no halo.
+struct HostField {
+  int rank = 2;
+  int n[3] = {1, 1, 1};
+  int halo = 0;
+  std::vector<double> v;
+
+  int padded(int a) const { return n[a] + (used(a) ? 2 * halo : 0); }
+  bool used(int a) const { return a >= 3 - rank; }
+  double& operator()(int z, int y, int x) { return v[index(z, y, x)]; }
+  double operator()(int z, int y, int x) const { return v[index(z, y, x)]; }
+  /// Interior coordinates; the halo is -halo..-1 and n..n+halo-1.
+  std::size_t index(int z, int y, int x) const {
+    int const c[3] = {z, y, x};
+    std::size_t i = 0;
+    for (int a = 0; a < 3; ++a) {
+      int const p = c[a] + (used(a) ? halo : 0);
+      i = i * static_cast<std::size_t>(padded(a)) + static_cast<std::size_t>(p);
+    }
+    return i;
+  }
+};
+
+/// The current level `level` of field `f` of a state, on the host.
+template <class T, int Rank, class MemorySpace>
+HostField to_host(stencil::State<T, Rank, MemorySpace> const& s, int f,
+                  int level = 0) {
+  HostField h;
+  h.rank = Rank;
+  h.halo = s.halo();
+  for (int d = 0; d < Rank; ++d) h.n[3 - Rank + d] = s.extent(d);
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{},
+                                                  s.level(f, level));
+  h.v.assign(host.data(), host.data() + host.size());
+  return h;
+}
+
+/// Every interior cell (z, y, x) of a field.
+template <class F>
+void for_interior(HostField const& h, F&& f) {
+  for (int z = 0; z < h.n[0]; ++z)
+    for (int y = 0; y < h.n[1]; ++y)
+      for (int x = 0; x < h.n[2]; ++x) f(z, y, x);
+}
+
+/// Periodic halo: every halo cell takes the interior cell its coordinates
+/// wrap to (each coordinate independently, so edges and corners too).
+inline void wrap_halo(HostField& h) {
+  int const lo[3] = {h.used(0) ? -h.halo : 0, h.used(1) ? -h.halo : 0,
+                     -h.halo};
+  for (int z = lo[0]; z < h.n[0] - lo[0]; ++z)
+    for (int y = lo[1]; y < h.n[1] - lo[1]; ++y)
+      for (int x = lo[2]; x < h.n[2] - lo[2]; ++x) {
+        auto wrap = [](int c, int n) { return ((c % n) + n) % n; };
+        h(z, y, x) = h(wrap(z, h.n[0]), wrap(y, h.n[1]), wrap(x, h.n[2]));
+      }
+}
+
+/// Neighbour (dz, dy, dx) of a cell.
+inline double nb(HostField const& h, int z, int y, int x, int dz, int dy,
+                 int dx) {
+  return h(z + dz, y + dy, x + dx);
+}
+
+/// Sum over the used axes of the second difference with weights `w`
+/// (centre first, then distances 1..r).
+inline double laplacian(HostField const& h, int z, int y, int x,
+                        std::vector<double> const& w) {
+  double sum = 0;
+  for (int a = 3 - h.rank; a < 3; ++a) {
+    sum += w[0] * h(z, y, x);
+    for (int d = 1; d < static_cast<int>(w.size()); ++d) {
+      int o[3] = {0, 0, 0};
+      o[a] = d;
+      double const plus = nb(h, z, y, x, o[0], o[1], o[2]);
+      double const minus = nb(h, z, y, x, -o[0], -o[1], -o[2]);
+      sum += w[d] * (plus + minus);
+    }
+  }
+  return sum;
+}
+
+inline std::vector<double> second_difference(int r) {
+  switch (r) {
+    case 1: return {-2.0, 1.0};
+    case 2: return {-2.5, 4.0 / 3.0, -1.0 / 12.0};
+    case 3: return {-49.0 / 18.0, 1.5, -0.15, 1.0 / 90.0};
+    default: return {-205.0 / 72.0, 1.6, -0.2, 8.0 / 315.0, -1.0 / 560.0};
+  }
+}
+
+}  // namespace stencil_test::fields
