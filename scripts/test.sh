@@ -152,6 +152,19 @@ if [ "$build_only" = 0 ]; then
   [ -n "$heat2d" ] || stencil_die "no heat2d executable was built in $ex_dir"
   stencil_log "running $heat2d"
   "$heat2d" || stencil_die "heat2d built against the installed package failed (exit $?)"
+  # The multi-field examples, small, in their own directory (they write
+  # .vti and .png files there).
+  run_dir="$ex_dir/runs"
+  mkdir -p "$run_dir"
+  for example_and_args in "wave2d 96 120 40" "grayscott 128 300" "heat_varcoef 96 300"; do
+    read -r example args <<<"$example_and_args"
+    exe=$(find "$ex_dir" -name "$example" -type f -perm -u+x -print -quit)
+    [ -n "$exe" ] || stencil_die "no $example executable was built in $ex_dir"
+    stencil_log "running $example $args"
+    # shellcheck disable=SC2086 # args are words
+    (cd "$run_dir" && "$exe" $args) ||
+      stencil_die "$example built against the installed package failed"
+  done
 fi
 
 if [ "$test_status" != 0 ]; then
