@@ -35,9 +35,8 @@ void device_path_steps(stencil::Grid<T, Rank, Kokkos::HostSpace>& grid,
   for (int s = 0; s < steps; ++s) {
     T* const in = grid.current().data();
     T* const out = grid.next().data();
-    if (grid.boundary() == stencil::Boundary::periodic) {
-      stencil::detail::refresh_periodic_halo<Host, T, Rank>(space, in, layout);
-    }
+    stencil::detail::refresh_boundaries<Host, T, Rank>(
+        space, in, layout, grid.boundaries(), grid.time());
     stencil::detail::naive_device_step_as<V, Host, T, Rank, Op, Index>(
         space, in, out, layout, op);
     grid.swap();
