@@ -59,6 +59,17 @@ struct coefficient {
   static constexpr bool written = false;
 };
 
+namespace detail {
+/// The largest of a pack, for the fields' traits: computed from the pack,
+/// not from the class's own arrays, which are incomplete inside it.
+template <class... Int>
+constexpr int largest_of(Int... values) {
+  int most = 0;
+  ((most = values > most ? values : most), ...);
+  return most;
+}
+}  // namespace detail
+
 /// The fields a stencil reads, in the order of the State's fields.
 template <class... Field>
 struct fields {
@@ -72,16 +83,8 @@ struct fields {
   static_assert(written_count >= 1,
                 "stencil::fields: a stencil writes at least one field; "
                 "declare it with stencil::field, not stencil::coefficient");
-  static constexpr int radius = [] {
-    int r = 0;
-    for (int x : radii) r = x > r ? x : r;
-    return r;
-  }();
-  static constexpr int most_levels = [] {
-    int l = 1;
-    for (int x : levels) l = x > l ? x : l;
-    return l;
-  }();
+  static constexpr int radius = detail::largest_of(Field::radius...);
+  static constexpr int most_levels = detail::largest_of(Field::levels...);
 };
 
 /// The new values of a stencil that writes several fields, in the order of

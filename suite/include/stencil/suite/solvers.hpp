@@ -29,36 +29,36 @@ KOKKOS_FORCEINLINE_FUNCTION auto at_centre(U const& u) {
 }
 
 namespace detail {
-/// Weights of the radius-R central second difference, centre first then
-/// distance 1..R (symmetric).
-template <int R>
-struct SecondDifference;
-template <>
-struct SecondDifference<1> {
-  static constexpr double w[] = {-2.0, 1.0};
-};
-template <>
-struct SecondDifference<2> {
-  static constexpr double w[] = {-5.0 / 2, 4.0 / 3, -1.0 / 12};
-};
-template <>
-struct SecondDifference<3> {
-  static constexpr double w[] = {-49.0 / 18, 3.0 / 2, -3.0 / 20, 1.0 / 90};
-};
-template <>
-struct SecondDifference<4> {
-  static constexpr double w[] = {-205.0 / 72, 8.0 / 5, -1.0 / 5, 8.0 / 315,
-                                 -1.0 / 560};
-};
+/// Weight `d` (0: the centre, then distance 1..r) of the radius-r central
+/// second difference. A function, not a static array: device code may not
+/// index a host array with a run-time index.
+KOKKOS_FORCEINLINE_FUNCTION constexpr double second_difference(int r, int d) {
+  switch (r) {
+    case 1:
+      return d == 0 ? -2.0 : 1.0;
+    case 2:
+      return d == 0 ? -5.0 / 2 : d == 1 ? 4.0 / 3 : -1.0 / 12;
+    case 3:
+      return d == 0   ? -49.0 / 18
+             : d == 1 ? 3.0 / 2
+             : d == 2 ? -3.0 / 20
+                      : 1.0 / 90;
+    default:
+      return d == 0   ? -205.0 / 72
+             : d == 1 ? 8.0 / 5
+             : d == 2 ? -1.0 / 5
+             : d == 3 ? 8.0 / 315
+                      : -1.0 / 560;
+  }
+}
 
 /// Sum over the axes of the radius-R second difference of `u` (an
 /// accessor), with the weights converted to `T`.
 template <class T, int Rank, int R, class U>
 KOKKOS_FORCEINLINE_FUNCTION T laplacian(U const& u) {
-  using W = SecondDifference<R>;
-  T sum = static_cast<T>(Rank * W::w[0]) * at_centre<Rank>(u);
+  T sum = static_cast<T>(Rank * second_difference(R, 0)) * at_centre<Rank>(u);
   for (int d = 1; d <= R; ++d) {
-    T const w = static_cast<T>(W::w[d]);
+    T const w = static_cast<T>(second_difference(R, d));
     if constexpr (Rank == 1) {
       sum += w * (u(-d) + u(d));
     } else if constexpr (Rank == 2) {
