@@ -74,6 +74,58 @@ inline void wrap_halo(HostField& h) {
       }
 }
 
+/// The kind of each side of each used axis, (z, y, x) low side first, and
+/// the dirichlet function (of the cell, slowest first over the used axes,
+/// and the time).
+struct HostSides {
+  stencil::Boundary kind[3][2] = {};
+  std::function<double(std::vector<int> const&, double)> dirichlet;
+};
+
+/// The halo rule of every side, applied axis by axis from x to the slowest,
+/// each over the other axes' whole padded range (so corners compose as the
+/// library documents): periodic wraps, neumann mirrors across the face
+/// (-1-k takes k), reflecting across the boundary cell (-k takes k),
+/// dirichlet takes the function, fixed keeps the halo.
+inline void apply_sides(HostField& h, HostSides const& sides, double time) {
+  using stencil::Boundary;
+  for (int a = 2; a >= 3 - h.rank; --a) {
+    int lo[3], hi[3];
+    for (int b = 0; b < 3; ++b) {
+      lo[b] = h.used(b) ? -h.halo : 0;
+      hi[b] = h.n[b] + (h.used(b) ? h.halo : 0);
+    }
+    for (int z = lo[0]; z < hi[0]; ++z)
+      for (int y = lo[1]; y < hi[1]; ++y)
+        for (int x = lo[2]; x < hi[2]; ++x) {
+          int c[3] = {z, y, x};
+          int const n = h.n[a];
+          if (c[a] >= 0 && c[a] < n) continue;
+          int const side = c[a] < 0 ? 0 : 1;
+          int src = c[a];
+          switch (sides.kind[a][side]) {
+            case Boundary::fixed: continue;
+            case Boundary::periodic: src = ((c[a] % n) + n) % n; break;
+            case Boundary::neumann:
+              src = side == 0 ? -1 - c[a] : 2 * n - 1 - c[a];
+              break;
+            case Boundary::reflecting:
+              src = side == 0 ? -c[a] : 2 * (n - 1) - c[a];
+              break;
+            case Boundary::dirichlet: {
+              std::vector<int> cell;
+              for (int b = 3 - h.rank; b < 3; ++b) cell.push_back(c[b]);
+              h(z, y, x) = sides.dirichlet(cell, time);
+              continue;
+            }
+          }
+          int s[3] = {z, y, x};
+          s[a] = src;
+          h(z, y, x) = h(s[0], s[1], s[2]);
+        }
+  }
+}
+
 /// Neighbour (dz, dy, dx) of a cell.
 inline double nb(HostField const& h, int z, int y, int x, int dz, int dy,
                  int dx) {
