@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <random>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -429,6 +430,282 @@ TYPED_TEST(Fields, MisuseIsRefusedWithWhatWouldBeValid) {
           (void)stencil::plan(Space{}, heat, Op{}, stencil::StreamingSweep{});
         },
         {"does not run multi-field stencils", "Naive and SpatialBlocking"});
+  }
+}
+
+// ------------------------------------- SpatialBlocking of several fields
+
+/// A field of radius 2 (u), a radius-0 field of two levels (w) and a
+/// radius-1 coefficient (k): SpatialBlocking stages u and k in scratch and
+/// reads w (both levels) from global memory. Reads position and time too.
+template <int Rank>
+struct MixedRadii {
+  static constexpr int rank = Rank;
+  static constexpr auto shape = stencil::Shape::star;
+  using fields = stencil::fields<stencil::field<2>, stencil::field<0, 2>,
+                                 stencil::coefficient<1>>;
+
+  /// a at offset d along axis `axis` (0 = slowest).
+  template <class A>
+  KOKKOS_FUNCTION static auto along(A const& a, int axis, int d) {
+    if constexpr (Rank == 1) {
+      return a(d);
+    } else if constexpr (Rank == 2) {
+      return a(axis == 0 ? d : 0, axis == 1 ? d : 0);
+    } else {
+      return a(axis == 0 ? d : 0, axis == 1 ? d : 0, axis == 2 ? d : 0);
+    }
+  }
+
+  template <class In>
+  KOKKOS_FUNCTION auto operator()(In const& in) const {
+    using T = typename In::value_type;
+    auto const u = stencil::read<0>(in);
+    auto const w = stencil::read<1>(in);
+    auto const w_old = stencil::read<1, -1>(in);
+    auto const k = stencil::read<2>(in);
+    T const uc = along(u, 0, 0);
+    T const wc = along(w, 0, 0);
+    T lap = 0, dk = 0;
+    for (int a = 0; a < Rank; ++a) {
+      lap += along(u, a, -2) + along(u, a, -1) + along(u, a, 1) +
+             along(u, a, 2) - 4 * uc;
+      dk += along(k, a, 1) - along(k, a, -1);
+    }
+    T const source = static_cast<T>(0.001 * in.time() +
+                                    0.0001 * in.position()[Rank - 1]);
+    return stencil::values{
+        uc + static_cast<T>(0.04) * lap + static_cast<T>(0.1) * dk +
+            static_cast<T>(0.05) * wc + source,
+        static_cast<T>(0.5) * wc + static_cast<T>(0.25) * along(w_old, 0, 0) +
+            static_cast<T>(0.1) * uc};
+  }
+};
+
+/// Fills a MixedRadii state: u, both levels of w, and k.
+template <class State>
+void fill_mixed(State& s) {
+  fill_pattern(s, 0, 11, -1.0, 1.0);
+  fill_pattern(s, 1, 12, -0.5, 0.5, 0);
+  fill_pattern(s, 1, 13, -0.5, 0.5, -1);
+  fill_pattern(s, 2, 14, 0.5, 1.5);
+}
+
+template <class Space, class T, int Rank, class Policy>
+void check_mixed_radii(std::array<int, Rank> extents, int halo,
+                       Boundary boundary, int steps, Policy const& policy,
+                       std::string const& name) {
+  using Op = MixedRadii<Rank>;
+  std::string const what =
+      "mixed radii rank " + std::to_string(Rank) + " " + name + " " +
+      (boundary == Boundary::periodic ? "periodic" : "fixed") + " steps " +
+      std::to_string(steps) + (std::is_same_v<T, float> ? " float" : " double");
+  stencil::State<T, Rank, typename Space::memory_space> s(
+      "mixed", extents, stencil::field_specs<Op>({"u", "w", "k"}),
+      {.halo = halo, .boundary = boundary});
+  fill_mixed(s);
+  HostField u = to_host(s, 0), w = to_host(s, 1, 0), w_old = to_host(s, 1, -1),
+            k = to_host(s, 2);
+  if (boundary == Boundary::periodic) stencil_test::fields::wrap_halo(k);
+  for (int n = 0; n < steps; ++n) {
+    if (boundary == Boundary::periodic) stencil_test::fields::wrap_halo(u);
+    HostField un = u, wn = w;
+    stencil_test::fields::for_interior(u, [&](int z, int y, int x) {
+      double lap = 0, dk = 0;
+      for (int a = 3 - Rank; a < 3; ++a) {
+        auto at = [&](HostField const& f, int d) {
+          int o[3] = {0, 0, 0};
+          o[a] = d;
+          return f(z + o[0], y + o[1], x + o[2]);
+        };
+        lap += at(u, -2) + at(u, -1) + at(u, 1) + at(u, 2) - 4 * u(z, y, x);
+        dk += at(k, 1) - at(k, -1);
+      }
+      un(z, y, x) = u(z, y, x) + 0.04 * lap + 0.1 * dk + 0.05 * w(z, y, x) +
+                    0.001 * n + 0.0001 * x;
+      wn(z, y, x) = 0.5 * w(z, y, x) + 0.25 * w_old(z, y, x) + 0.1 * u(z, y, x);
+    });
+    u = un;
+    w_old = w;
+    w = wn;
+  }
+  if (!run<Space>(s, Op{}, steps, policy, what)) return;
+  expect_field(s, 0, u, what);
+  expect_field(s, 1, w, what);
+  HostField const got_old = to_host(s, 1, -1);
+  int bad = 0;
+  stencil_test::fields::for_interior(w_old, [&](int z, int y, int x) {
+    double const e = w_old(z, y, x);
+    bad += !(std::abs(got_old(z, y, x) - e) <=
+             tolerance<T>() * (1.0 + std::abs(e)));
+  });
+  EXPECT_EQ(bad, 0) << what << ": level n-1 of w";
+}
+
+TYPED_TEST(Fields, SpatialBlockingStagesEachFieldWithItsOwnRadius) {
+  using Space = TypeParam;
+  auto each_tile = [](auto&& f) {
+    f(stencil::Naive{}, "Naive");
+    f(stencil::SpatialBlocking{{.x = 8, .y = 4, .z = 3}}, "tile 8x4x3");
+    // Tiles that divide no extent, and single cells.
+    f(stencil::SpatialBlocking{{.x = 5, .y = 3, .z = 2}}, "tile 5x3x2");
+    f(stencil::SpatialBlocking{{.x = 1, .y = 1, .z = 1}}, "tile 1x1x1");
+    f(stencil::SpatialBlocking{}, "default tile");
+  };
+  each_tile([](auto policy, char const* name) {
+    check_mixed_radii<Space, double, 1>({37}, 2, Boundary::fixed, 5, policy,
+                                        name);
+    check_mixed_radii<Space, float, 1>({23}, 3, Boundary::periodic, 4, policy,
+                                       name);
+    check_mixed_radii<Space, double, 2>({13, 11}, 2, Boundary::periodic, 5,
+                                        policy, name);
+    check_mixed_radii<Space, float, 2>({9, 17}, 3, Boundary::fixed, 3, policy,
+                                       name);
+    check_mixed_radii<Space, double, 3>({7, 9, 11}, 2, Boundary::fixed, 4,
+                                        policy, name);
+    check_mixed_radii<Space, float, 3>({11, 5, 7}, 2, Boundary::periodic, 3,
+                                       policy, name);
+  });
+}
+
+TYPED_TEST(Fields, SpatialBlockingPlansScratchForStagedFieldsOnly) {
+  using Space = TypeParam;
+  using Mem = typename Space::memory_space;
+  using Op2 = MixedRadii<2>;
+  stencil::State<double, 2, Mem> s2("s", {13, 11},
+                                    stencil::field_specs<Op2>(), {.halo = 2});
+  auto const p2 = stencil::plan(Space{}, s2, Op2{},
+                                stencil::SpatialBlocking{{.x = 8, .y = 4}});
+  EXPECT_EQ(p2.policy, stencil::PolicyKind::spatial_blocking);
+  EXPECT_EQ(p2.backend, stencil::Backend::portable);
+  // u: (8 + 4) x (4 + 4), k: (8 + 2) x (4 + 2); w (radius 0) none.
+  EXPECT_EQ(p2.scratch_bytes, (12 * 8 + 10 * 6) * sizeof(double));
+  using Op3 = MixedRadii<3>;
+  stencil::State<float, 3, Mem> s3("s", {7, 9, 11},
+                                   stencil::field_specs<Op3>(), {.halo = 2});
+  // The tile clipped to the domain: x 11, y 9, z 7.
+  auto const p3 = stencil::plan(
+      Space{}, s3, Op3{},
+      stencil::SpatialBlocking{{.x = 64, .y = 64, .z = 64}});
+  EXPECT_EQ(p3.tile.x, 11);
+  EXPECT_EQ(p3.tile.y, 9);
+  EXPECT_EQ(p3.tile.z, 7);
+  // Rings of 2r+1 planes: u 5 of 15 x 13, k 3 of 13 x 11.
+  EXPECT_EQ(p3.scratch_bytes, (5 * 15 * 13 + 3 * 13 * 11) * sizeof(float));
+  // A plan made once runs the state it was made for.
+  fill_mixed(s3);
+  stencil::iterate(Space{}, s3, Op3{}, 2, p3);
+  Kokkos::fence();
+  EXPECT_EQ(s3.steps_done(), 2);
+}
+
+TYPED_TEST(Fields, SpatialBlockingRefusesATileBeyondScratch) {
+  using Space = TypeParam;
+  using Op = MixedRadii<1>;
+  int const n = 1 << 18;
+  stencil::State<double, 1, typename Space::memory_space> s(
+      "long", {n}, stencil::field_specs<Op>(), {.halo = 2});
+  try {
+    auto const p = stencil::plan(Space{}, s, Op{},
+                                 stencil::SpatialBlocking{{.x = n}});
+    // Host spaces may allow any scratch (as tst_reliability's tile).
+    EXPECT_EQ(p.scratch_bytes, ((n + 4) + (n + 2)) * sizeof(double));
+    GTEST_SKIP() << Space::name() << "'s team scratch holds a tile of " << n
+                 << " cells for two fields";
+  } catch (stencil::unsupported const& e) {
+    std::string const m = e.what();
+    for (char const* part :
+         {"SpatialBlocking: tile {x=262144", "2 fields in scratch (radii 2, 1)",
+          "bytes of scratch per team", "which allows", "use a smaller tile"}) {
+      EXPECT_NE(m.find(part), std::string::npos) << part << " in " << m;
+    }
+  }
+}
+
+/// Boundaries of one axis for the randomized check: periodic, or a kind per
+/// side among those the state refreshes from the interior or a function.
+template <class State, class Rng>
+std::string random_boundaries(State& s, Rng& rng) {
+  std::string text;
+  for (int a = 0; a < State::rank; ++a) {
+    if (rng() % 4 == 0) {
+      s.set_boundary(a, stencil::Side::both, Boundary::periodic);
+      text += " periodic";
+      continue;
+    }
+    for (stencil::Side side : {stencil::Side::low, stencil::Side::high}) {
+      switch (rng() % 4) {
+        case 0:
+          text += " fixed";
+          break;
+        case 1:
+          s.set_boundary(a, side, Boundary::neumann);
+          text += " neumann";
+          break;
+        case 2:
+          s.set_boundary(a, side, Boundary::reflecting);
+          text += " reflecting";
+          break;
+        default:
+          s.set_dirichlet(a, side,
+                          [a](std::array<int, State::rank> const& c,
+                              double t) {
+                            return 0.1 * c[a] + 0.01 * t;
+                          });
+          text += " dirichlet";
+      }
+    }
+  }
+  return text;
+}
+
+/// Random odd extents, tiles, step counts and boundaries; SpatialBlocking
+/// must give what Naive gives.
+template <class Space, class T, int Rank, class Rng>
+void check_random_blocking(Rng& rng) {
+  using Op = MixedRadii<Rank>;
+  std::array<int, Rank> extents{};
+  for (int& e : extents) e = 5 + 2 * static_cast<int>(rng() % 9);  // 5..21
+  int const halo = 2 + static_cast<int>(rng() % 2);
+  int const steps = 1 + static_cast<int>(rng() % 9);
+  stencil::Tile const tile{1 + static_cast<int>(rng() % 17),
+                           1 + static_cast<int>(rng() % 9),
+                           1 + static_cast<int>(rng() % 7)};
+  auto make = [&](Rng copy, std::string* text) {
+    stencil::State<T, Rank, typename Space::memory_space> s(
+        "random", extents, stencil::field_specs<Op>(), {.halo = halo});
+    std::string const b = random_boundaries(s, copy);
+    if (text) *text = b;
+    fill_mixed(s);
+    return s;
+  };
+  Rng const boundary_rng = rng;
+  rng.discard(16);
+  std::string sides;
+  auto naive = make(boundary_rng, &sides);
+  auto blocked = make(boundary_rng, nullptr);
+  std::string what = "random rank " + std::to_string(Rank) + " extents";
+  for (int e : extents) what += " " + std::to_string(e);
+  what += " halo " + std::to_string(halo) + " steps " + std::to_string(steps) +
+          " tile " + std::to_string(tile.x) + "x" + std::to_string(tile.y) +
+          "x" + std::to_string(tile.z) + " sides" + sides +
+          (std::is_same_v<T, float> ? " float" : " double");
+  if (!run<Space>(naive, Op{}, steps, stencil::Naive{}, what)) return;
+  if (!run<Space>(blocked, Op{}, steps, stencil::SpatialBlocking{tile}, what))
+    return;
+  for (int f = 0; f < 2; ++f) expect_field(blocked, f, to_host(naive, f), what);
+}
+
+TYPED_TEST(Fields, SpatialBlockingMatchesNaiveOnRandomCases) {
+  using Space = TypeParam;
+  std::mt19937 rng(48);
+  for (int i = 0; i < 6; ++i) {
+    check_random_blocking<Space, double, 1>(rng);
+    check_random_blocking<Space, float, 1>(rng);
+    check_random_blocking<Space, double, 2>(rng);
+    check_random_blocking<Space, float, 2>(rng);
+    check_random_blocking<Space, double, 3>(rng);
+    check_random_blocking<Space, float, 3>(rng);
   }
 }
 

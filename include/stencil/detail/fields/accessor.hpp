@@ -79,7 +79,9 @@ struct FieldTiles {
   int first_slot[Fields::count] = {};
 
   /// True for a field whose current level the tiled kernels stage.
-  static constexpr bool staged(int f) { return Fields::radii[f] > 0; }
+  KOKKOS_INLINE_FUNCTION static constexpr bool staged(int f) {
+    return Fields::radii[f] > 0;
+  }
 };
 
 /// The `in` of a tiled kernel (the portable SpatialBlocking): as

@@ -6,6 +6,7 @@
 #include <stencil/detail/fields/time_loop.hpp>
 #include <stencil/detail/mechanism.hpp>
 #include <stencil/detail/portable/fields_naive.hpp>
+#include <stencil/detail/portable/fields_spatial_blocking.hpp>
 #include <stencil/detail/portable/layout.hpp>
 #include <stencil/detail/portable/naive.hpp>
 #include <stencil/detail/portable/spatial_blocking.hpp>
@@ -22,23 +23,19 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace stencil::detail {
 
-/// Scratch bytes one team of the portable SpatialBlocking sweep needs.
-inline std::size_t blocked_scratch_bytes(int rank, int radius, Tile tile,
-                                         int value_size) {
-  std::size_t const halo_x = static_cast<std::size_t>(tile.x + 2 * radius);
-  std::size_t const halo_y = static_cast<std::size_t>(tile.y + 2 * radius);
-  std::size_t cells = halo_x;
-  if (rank >= 2) cells *= halo_y;
-  if (rank == 3) cells *= static_cast<std::size_t>(2 * radius + 1);
-  return cells * static_cast<std::size_t>(value_size);
-}
-
-template <class ExecSpace>
-void resolve_spatial_blocking(Plan& p, Tile requested) {
+/// The portable SpatialBlocking's plan: `requested` checked and clipped to
+/// the domain, `scratch_bytes(tile)` per team checked against the space's
+/// limit (`holds` says what the scratch holds, for the message), and the
+/// team size. One grid and a State's fields share it.
+template <class ExecSpace, class ScratchBytes>
+void resolve_blocked_plan(Plan& p, Tile requested,
+                          ScratchBytes&& scratch_bytes,
+                          std::string const& holds) {
   int const rank = p.rank;
   STENCIL_EXPECT(requested.x > 0 && (rank < 2 || requested.y > 0) &&
                      (rank < 3 || requested.z > 0),
@@ -53,13 +50,12 @@ void resolve_spatial_blocking(Plan& p, Tile requested) {
   Tile t{std::min(requested.x, p.extents[2]), 1, 1};
   if (rank >= 2) t.y = std::min(requested.y, p.extents[1]);
   if (rank == 3) t.z = std::min(requested.z, p.extents[0]);
-  std::size_t const bytes =
-      blocked_scratch_bytes(rank, p.radius, t, p.value_size);
+  std::size_t const bytes = scratch_bytes(t);
   std::size_t const limit = static_cast<std::size_t>(
       Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0));
   STENCIL_EXPECT_SUPPORTED(bytes <= limit, "SpatialBlocking: tile {x=", t.x,
-                           ", y=", t.y, "} with radius ", p.radius, " needs ",
-                           bytes, " bytes of scratch per team on ",
+                           ", y=", t.y, "} with ", holds, " needs ", bytes,
+                           " bytes of scratch per team on ",
                            p.execution_space, ", which allows ", limit,
                            "; use a smaller tile");
   p.policy = PolicyKind::spatial_blocking;
@@ -73,6 +69,36 @@ void resolve_spatial_blocking(Plan& p, Tile requested) {
     int const cells = t.x * (rank >= 2 ? t.y : 1);
     p.team_size = std::min(256, (cells + 31) / 32 * 32);
   }
+}
+
+template <class ExecSpace>
+void resolve_spatial_blocking(Plan& p, Tile requested) {
+  resolve_blocked_plan<ExecSpace>(
+      p, requested,
+      [&](Tile t) {
+        return blocked_scratch_bytes(p.rank, p.radius, t, p.value_size);
+      },
+      concat("radius ", p.radius));
+}
+
+/// resolve_spatial_blocking for the fields of a multi-field stencil: each
+/// field read with a radius > 0 has its own tile and halo in scratch.
+template <class ExecSpace, class Fields>
+void resolve_fields_spatial_blocking(Plan& p, Tile requested) {
+  std::string radii;
+  int staged = 0;
+  for (int f = 0; f < Fields::count; ++f) {
+    if (Fields::radii[f] == 0) continue;
+    radii += concat(staged == 0 ? "" : ", ", Fields::radii[f]);
+    ++staged;
+  }
+  resolve_blocked_plan<ExecSpace>(
+      p, requested,
+      [&](Tile t) {
+        return fields_scratch_bytes<Fields>(p.rank, t, p.value_size);
+      },
+      concat(staged, staged == 1 ? " field" : " fields",
+             " in scratch (radii ", radii, ")"));
 }
 
 template <class ExecSpace>
@@ -160,6 +186,31 @@ struct Mechanism<SpatialBlocking, ExecSpace,
       grid.swap();
     };
     time_loop(space, grid, step_blocks(steps, 1, hooks), one_step, hooks);
+  }
+  /// Multi-field stencils on a State: one kernel per step, each team
+  /// staging its tile of every field read with a radius > 0.
+  static constexpr bool runs_fields = true;
+  template <class T, class Op>
+  static void plan_fields(Plan& p, SpatialBlocking const& policy) {
+    p.backend = Backend::portable;
+    resolve_fields_spatial_blocking<ExecSpace, typename Op::fields>(
+        p, policy.tile);
+  }
+  template <class T, int Rank, class MemorySpace, class Op>
+  static void run_fields(ExecSpace const& space,
+                         State<T, Rank, MemorySpace>& state, Op const& op,
+                         int steps, Plan const& p, LoopHooks const& hooks) {
+    using Fields = typename Op::fields;
+    PaddedLayout const layout =
+        make_layout<Rank>(state.extents(), state.halo());
+    auto const one_step = [&](int) {
+      fields_blocked_step<ExecSpace, T, Rank>(
+          space, field_buffers<Fields>(state), op, layout, p.tile,
+          p.team_size, p.scratch_bytes, state.time());
+      finish_step<Fields>(state);
+    };
+    state_time_loop(space, state, step_blocks(steps, 1, hooks), one_step,
+                    hooks);
   }
   /// On host spaces, rank-3 boxes: a box reads 3 to 5 planes per output
   /// plane, which the scratch ring of 2r+1 planes serves from cache where

@@ -11,6 +11,17 @@
 
 namespace stencil::detail {
 
+/// Scratch bytes one team of the portable SpatialBlocking sweep needs.
+inline std::size_t blocked_scratch_bytes(int rank, int radius, Tile tile,
+                                         int value_size) {
+  std::size_t const halo_x = static_cast<std::size_t>(tile.x + 2 * radius);
+  std::size_t const halo_y = static_cast<std::size_t>(tile.y + 2 * radius);
+  std::size_t cells = halo_x;
+  if (rank >= 2) cells *= halo_y;
+  if (rank == 3) cells *= static_cast<std::size_t>(2 * radius + 1);
+  return cells * static_cast<std::size_t>(value_size);
+}
+
 /// One time step with a scratch tile per team. Rank 1 and 2: the team loads
 /// its tile plus a halo of `radius` cells, synchronises, and computes the
 /// tile from scratch. Rank 3: the team owns an xy tile and a run of
