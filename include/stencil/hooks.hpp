@@ -7,6 +7,7 @@
 #include <stencil/detail/time_loop.hpp>
 #include <stencil/error.hpp>
 
+#include <exception>
 #include <functional>
 #include <numeric>
 #include <type_traits>
@@ -19,7 +20,8 @@ namespace stencil {
 /// the number of steps that call has done so far (n, 2n, ...). The grid or
 /// state then holds that level, and its time() has advanced with it. `f`
 /// runs on the host, between kernels on the iterate call's execution
-/// space: a Kokkos reduction or deep_copy in it sees the level.
+/// space: a Kokkos reduction or deep_copy in it sees the level. What `f`
+/// throws leaves iterate as it was thrown; the steps done stay done.
 template <class F>
 struct Every {
   int n;
@@ -40,6 +42,13 @@ inline constexpr bool is_hook_v<Every<F>> = true;
 
 namespace detail {
 
+/// What a user's hook threw, carried past iterate's handler for kernel
+/// failures (which makes a Kokkos exception a device_error) and rethrown
+/// as it was.
+struct HookFailure {
+  std::exception_ptr thrown;
+};
+
 /// The time loop's one hook from any number of every(n, f): it falls due
 /// every gcd of the n, and calls each f whose n divides the steps done.
 template <class... F>
@@ -53,7 +62,12 @@ LoopHooks make_loop_hooks(Every<F> const&... hooks) {
     (calls.emplace_back(hooks.n, std::function<void(int)>(hooks.f)), ...);
     return {period, [calls = std::move(calls)](int steps_done) {
               for (auto const& [n, f] : calls) {
-                if (steps_done % n == 0) f(steps_done);
+                if (steps_done % n != 0) continue;
+                try {
+                  f(steps_done);
+                } catch (...) {
+                  throw HookFailure{std::current_exception()};
+                }
               }
             }};
   }

@@ -104,6 +104,8 @@ void iterate(ExecSpace const& space, Grid<T, Rank, MemorySpace>& grid,
   try {
     detail::run_plan<detail::kinds_for<How, Rank>()>(
         space, grid, op, steps, p, detail::make_loop_hooks(hooks...));
+  } catch (detail::HookFailure const& hook) {
+    std::rethrow_exception(hook.thrown);
   } catch (error const&) {
     throw;
   } catch (std::exception const& e) {

@@ -225,6 +225,8 @@ void iterate(ExecSpace const& space, State<T, Rank, MemorySpace>& state,
   try {
     detail::run_fields_plan<detail::all_kinds>(space, state, op, steps, p,
                                                loop_hooks);
+  } catch (detail::HookFailure const& hook) {
+    std::rethrow_exception(hook.thrown);
   } catch (error const&) {
     throw;
   } catch (std::exception const& e) {
