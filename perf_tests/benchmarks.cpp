@@ -210,7 +210,12 @@ class TableReporter final : public benchmark::BenchmarkReporter {
         found != table_rows().end() ? found->second : TableRow{name};
     for (Run const& r : runs) {
       if (r.error_occurred) {
-        failure(row, r.error_message);
+        if (r.error_message.rfind(not_applicable_prefix, 0) == 0) {
+          not_applicable(row, r.error_message.substr(
+                                  std::string(not_applicable_prefix).size()));
+        } else {
+          failure(row, r.error_message);
+        }
         return;
       }
     }
@@ -253,7 +258,12 @@ class TableReporter final : public benchmark::BenchmarkReporter {
 
   void Finalize() override {
     std::ostream& out = GetOutputStream();
-    out << "\n" << rows_ + failed_ << " benchmarks";
+    out << "\n" << rows_ + failed_ + not_applicable_ << " benchmarks";
+    if (not_applicable_ > 0) {
+      out << ", " << not_applicable_
+          << " not applicable (a policy that cannot run the stencil; why in "
+             "its row)";
+    }
     if (failed_ > 0) out << ", " << failed_ << " failed (listed on stderr)";
     out << ". Full plans and every repetition: "
         << (out_file_.empty() ? "add --benchmark_out=FILE (JSON)" : out_file_)
@@ -266,7 +276,9 @@ class TableReporter final : public benchmark::BenchmarkReporter {
     }
     out << "frac: GCells/s / ceiling, where\n"
            "dram = copy bandwidth / (2 x value bytes), dram*d = that x depth "
-           "d, fp64|fp32 = FP peak / flops.\n"
+           "d, fp64|fp32 = FP peak / flops,\n"
+           "dramNv = copy bandwidth / (N x value bytes) for a solver that "
+           "moves N values per cell and step.\n"
            "domain: cells, slowest dimension first. plan: policy initials, "
            "tile x[xy[xz]] in cells (x first),\n"
            "dN depth, pN prefetch stages, Nthr threads per team or block.\n"
@@ -305,6 +317,18 @@ class TableReporter final : public benchmark::BenchmarkReporter {
     return s;
   }
 
+  // A policy that cannot run the stencil: n/a and the reason, cut like a
+  // failure's message; not a failure.
+  void not_applicable(TableRow const& row, std::string message) {
+    ++not_applicable_;
+    std::string text = line(row.stencil, row.precision, row.policy, row.domain,
+                            std::to_string(row.steps), "n/a", "", "", "", "") +
+                       "  ";
+    std::size_t const room = std::max<std::size_t>(40, 120 - text.size());
+    if (message.size() > room) message = message.substr(0, room - 3) + "...";
+    GetOutputStream() << text << message << "\n" << std::flush;
+  }
+
   void failure(TableRow const& row, std::string message) {
     ++failed_;
     // The first line of the message after FAILED, cut to fit 120 columns;
@@ -325,6 +349,7 @@ class TableReporter final : public benchmark::BenchmarkReporter {
   int width_[5] = {7, 4, 6, 6, 5};
   int rows_ = 0;
   int failed_ = 0;
+  int not_applicable_ = 0;
 };
 
 template <std::size_t... I>
@@ -376,12 +401,15 @@ FixtureCache& fixture_cache() {
 void check_selection(Options& o) {
   std::vector<std::string> names;
   std::vector<std::pair<std::string, std::vector<std::string>>> groups{
-      {"all", {}}, {"1d", {}}, {"2d", {}}, {"3d", {}}};
+      {"all", {}}, {"1d", {}}, {"2d", {}}, {"3d", {}}, {"solvers", {}}};
   for_each_entry(stencil_table(), [&](auto const& e) {
     using Op = typename std::decay_t<decltype(e)>::op_type;
     names.push_back(Op::name);
     groups[0].second.push_back(Op::name);
     groups[Op::rank].second.push_back(Op::name);
+    if constexpr (stencil::MultiFieldOperator<Op>) {
+      groups[4].second.push_back(Op::name);
+    }
   });
   // Stencils named one by one must fit the size; those a group or the
   // default selected drop out when the size is of another rank.
@@ -452,12 +480,13 @@ void check_selection(Options& o) {
       why_none = why;
       return;
     }
-    int const width = 2 * Op::radius + 1;
+    constexpr int radius = radius_of<Op>();
+    int const width = 2 * radius + 1;
     for (std::size_t d = 0; d < s.extents.size(); ++d) {
       if (s.extents[d] < width) {
         throw UsageError(
             "size " + join_extents(s.extents) + " is too small for " +
-            Op::name + " (radius " + std::to_string(Op::radius) + "): extent " +
+            Op::name + " (radius " + std::to_string(radius) + "): extent " +
             std::to_string(d) + " is " + std::to_string(s.extents[d]) +
             " cells; every extent must be at least 2*radius+1 = " +
             std::to_string(width));

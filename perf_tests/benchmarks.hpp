@@ -28,6 +28,11 @@ void check_selection(Options& o);
 /// Returns how many were registered.
 int register_benchmarks(Options const& o, Ceilings const& ceilings);
 
+/// How a row that does not apply starts its message (a policy that cannot
+/// run a solver of several fields, solver_cases.hpp): the console prints
+/// n/a and the reason, results_table.py "n/a", and it is not a failure.
+inline constexpr char const* not_applicable_prefix = "not applicable: ";
+
 /// Messages of benchmarks that could not run (a stencil::error from the
 /// library, an allocation failure), in the order they happened.
 std::vector<std::string> const& failures();

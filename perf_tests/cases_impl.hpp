@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // How one benchmark is set up, timed and reported, and the registration of
-// one stencil's benchmarks. Included only by the translation units generated
-// from cases.cpp.in, each of which instantiates register_stencil_cases for
-// one stencil.
+// one stencil's benchmarks (a solver's: solver_cases.hpp). Included only by
+// the translation units generated from cases.cpp.in, each of which
+// instantiates register_stencil_cases for one stencil.
 #pragma once
 
 #include "benchmarks.hpp"
@@ -307,20 +307,9 @@ void run_case(benchmark::State& state, Case const& c, Policy const& policy,
   state.SetLabel(f->label);
 }
 
-template <class Op, class T, class P>
-void register_case(Options const& o, std::string const& policy_name,
-                   P const& policy, char const* precision, Size const& size,
-                   Ceilings const& ceilings) {
-  Case c{std::string(Op::name) + "/" + precision + "/" + policy_name + "/" +
-             size.label,
-         size.extents, size.steps};
-  table_rows()[c.name] = {Op::name, precision, policy_name,
-                          join_extents(size.extents), size.steps};
-  benchmark::RegisterBenchmark(c.name.c_str(),
-                               [c, policy, ceilings](benchmark::State& state) {
-                                 run_case<Op, T>(state, c, policy, ceilings);
-                               })
-      ->UseManualTime()
+/// The settings every timed benchmark of the suite shares.
+inline void time_manually(benchmark::internal::Benchmark* b, Options const& o) {
+  b->UseManualTime()
       ->Iterations(1)
       ->Repetitions(o.repetitions)
       // JSON gets every repetition; the console (make_table_reporter)
@@ -336,6 +325,36 @@ void register_case(Options const& o, std::string const& policy_name,
                             return *std::max_element(v.begin(), v.end());
                           })
       ->Unit(benchmark::kMillisecond);
+}
+
+}  // namespace detail
+}  // namespace stencil_perf
+
+// The solvers' benchmarks, which share the pieces above.
+#include "solver_cases.hpp"
+
+namespace stencil_perf {
+namespace detail {
+
+template <class Op, class T, class P>
+void register_case(Options const& o, std::string const& policy_name,
+                   P const& policy, char const* precision, Size const& size,
+                   Ceilings const& ceilings) {
+  Case c{std::string(Op::name) + "/" + precision + "/" + policy_name + "/" +
+             size.label,
+         size.extents, size.steps};
+  table_rows()[c.name] = {Op::name, precision, policy_name,
+                          join_extents(size.extents), size.steps};
+  time_manually(benchmark::RegisterBenchmark(
+                    c.name.c_str(),
+                    [c, policy, ceilings](benchmark::State& state) {
+                      if constexpr (stencil::MultiFieldOperator<Op>) {
+                        run_solver_case<Op, T>(state, c, policy, ceilings);
+                      } else {
+                        run_case<Op, T>(state, c, policy, ceilings);
+                      }
+                    }),
+                o);
 }
 
 }  // namespace detail
@@ -355,6 +374,15 @@ int register_stencil_cases(Options const& o, Size const& size,
                     Op::rank <= Entry::max_rank) {
         if (!contains(o.policies, pol.name)) return;
         using P = std::decay_t<decltype(pol.policy)>;
+        if constexpr (stencil::MultiFieldOperator<Op>) {
+          // A policy that cannot run several fields: one row that says so.
+          std::string const why = detail::solver_refusal(pol.policy);
+          if (!why.empty()) {
+            detail::register_not_applicable<Op>(pol.name, prec.name, size, why);
+            ++count;
+            return;
+          }
+        }
         // One row per depth of --depth and per stages of --prefetch (each
         // list, where given, replaces the plan's choice), named
         // Policy.dD.pS.

@@ -53,9 +53,12 @@ struct Ceilings {
     return value_size == sizeof(float) ? fp32_gflops : fp64_gflops;
   }
   /// GCells/s of a sweep that reads and writes every cell once from DRAM
-  /// per kernel launch: the bound of every one-kernel-per-step policy.
-  double dram_gcells(std::size_t value_size) const {
-    return copy.median_gbs / (2.0 * static_cast<double>(value_size));
+  /// per kernel launch: the bound of every one-kernel-per-step policy. A
+  /// solver moves `values_per_cell` values per cell and step (the wave
+  /// three: u at n and n-1 read, u at n+1 written).
+  double dram_gcells(std::size_t value_size, int values_per_cell = 2) const {
+    return copy.median_gbs /
+           (values_per_cell * static_cast<double>(value_size));
   }
 };
 

@@ -204,7 +204,8 @@ every repetition go to --benchmark_out=FILE (JSON).
 Options:
   --quick               small domains and few steps (CPU machines, CI)
   --full                the sustained paper domains (default)
-  --stencil=LIST        comma-separated stencil names, or 1d, 2d, 3d, all
+  --stencil=LIST        comma-separated stencil names, or 1d, 2d, 3d,
+                        solvers (several fields and time levels), all
   --precision=LIST      double, float (default: both)
   --policy=LIST         policy names, e.g. Naive,SpatialBlocking,Auto
                         (default: all but StreamingSweepBulk and

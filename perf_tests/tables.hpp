@@ -7,6 +7,7 @@
 
 #include <stencil/stencil.hpp>
 #include <stencil/suite.hpp>
+#include <stencil/suite/solvers.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -29,6 +30,8 @@ using Space = Kokkos::DefaultExecutionSpace;
 /// size), and the "larger" domain the issues' reference figures were
 /// measured on (2D temporal blocking; 3D device tiling, 2560x352x384:
 /// 11x12 tiles of 32x32, one per SM of an H100 or H200) (zeros: none).
+/// `Op` is a single-field stencil or a solver of several fields and time
+/// levels (stencil::MultiFieldOperator: solver_cases.hpp runs those).
 template <class Op>
 struct StencilEntry {
   using op_type = Op;
@@ -42,6 +45,9 @@ inline auto stencil_table() {
   using namespace stencil::suite;
   constexpr std::array<int, 3> d3{2560, 288, 384};
   constexpr std::array<int, 3> d3_larger{2560, 352, 384};
+  // The solvers' 2D domains: j2d5pt's.
+  constexpr std::array<int, 2> d2s{8352, 8352};
+  constexpr std::array<int, 2> d2s_larger{10208, 10208};
   return std::tuple{
       StencilEntry<J2d5pt>{{8352, 8352}, 1000, 12, {10208, 10208}},
       StencilEntry<J2d9pt>{{8064, 8064}, 1000, 8, {9856, 9856}},
@@ -64,7 +70,36 @@ inline auto stencil_table() {
       StencilEntry<Heat1D<1>>{{1 << 26}, 1000, 0},
       StencilEntry<Heat1D<2>>{{1 << 26}, 1000, 0},
       StencilEntry<Heat1D<3>>{{1 << 26}, 1000, 0},
+      // The solvers of several fields and time levels (docs/suite.md,
+      // "Solvers"): the 2D suite's j2d5pt domains and, in 3D, the larger
+      // domain of the 3D suite as both sizes; no paper size (no published
+      // temporal depth). Appended last, so that the indices CI's CUDA
+      // compile check passes (STENCIL_PERF_ENTRIES, .ci/run) keep naming
+      // j2d5pt, j3d7pt and heat1d-r1.
+      StencilEntry<Wave<2, 1>>{d2s, 1000, 0, d2s_larger},
+      StencilEntry<Wave<2, 2>>{d2s, 1000, 0, d2s_larger},
+      StencilEntry<Wave<2, 3>>{d2s, 1000, 0, d2s_larger},
+      StencilEntry<Wave<2, 4>>{d2s, 1000, 0, d2s_larger},
+      StencilEntry<Wave<3, 1>>{d3_larger, 256, 0, d3_larger},
+      StencilEntry<Wave<3, 2>>{d3_larger, 256, 0, d3_larger},
+      StencilEntry<Wave<3, 3>>{d3_larger, 256, 0, d3_larger},
+      StencilEntry<Wave<3, 4>>{d3_larger, 256, 0, d3_larger},
+      StencilEntry<HeatVarCoef<2>>{d2s, 1000, 0, d2s_larger},
+      StencilEntry<HeatVarCoef<3>>{d3_larger, 256, 0, d3_larger},
+      StencilEntry<GrayScott>{d2s, 1000, 0, d2s_larger},
+      StencilEntry<Bruss>{d2s, 1000, 0, d2s_larger},
   };
+}
+
+/// The largest radius `Op` reads: a single-field stencil's radius, or the
+/// largest of a solver's fields.
+template <class Op>
+constexpr int radius_of() {
+  if constexpr (stencil::MultiFieldOperator<Op>) {
+    return Op::fields::radius;
+  } else {
+    return Op::radius;
+  }
 }
 
 template <class T>
