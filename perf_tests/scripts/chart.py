@@ -149,6 +149,11 @@ def synthetic_json(path):
                     "manual_time",
         "run_type": "iteration", "error_occurred": True,
         "error_message": "stencil: synthetic failure"})
+    benchmarks.append({
+        "name": "wave2d-r1/double/AutoTuned/quick/iterations:1/repeats:1",
+        "run_name": "wave2d-r1/double/AutoTuned/quick/iterations:1/repeats:1",
+        "run_type": "iteration", "error_occurred": True,
+        "error_message": "not applicable: synthetic reason"})
     with open(path, "w", encoding="utf-8") as f:
         json.dump({"context": context, "benchmarks": benchmarks}, f)
 
@@ -168,7 +173,9 @@ def selftest():
                 print("chart.py: selftest FAILED: not a PNG", file=sys.stderr)
                 return 1
         md = results_table.markdown(context, rows, source)
-        if "| j3d7pt | float | SpatialBlocking |" not in md or "failed" not in md:
+        if ("| j3d7pt | float | SpatialBlocking |" not in md or
+                "failed" not in md or "| n/a |" not in md or
+                sum(1 for r in rows if r.error) != 1):
             print("chart.py: selftest FAILED: table incomplete", file=sys.stderr)
             return 1
         print(f"chart.py: selftest passed ({os.path.getsize(png)} byte PNG, "

@@ -24,6 +24,10 @@ import sys
 # <policy>/<size>, then what Google Benchmark appends (iterations:1/...).
 NAME_PARTS = ("stencil", "precision", "policy", "size")
 
+# How stencil_perf's message of a row that does not apply starts (a policy
+# that cannot run a solver of several fields): not a failure.
+NOT_APPLICABLE = "not applicable: "
+
 
 class ResultsError(Exception):
     """A file that is not stencil_perf output, with what was expected."""
@@ -43,6 +47,7 @@ class Row:
         self.gbs = []
         self.label = ""
         self.error = None
+        self.not_applicable = None  # why the policy cannot run the stencil
         self.model = None  # stencil::model's GCells/s, where it predicts
 
     @property
@@ -132,7 +137,11 @@ def load(path):
         key = tuple(parts[: len(NAME_PARTS)])
         row = rows.setdefault(key, Row(*key))
         if b.get("error_occurred"):
-            row.error = b.get("error_message", "error")
+            message = b.get("error_message", "error")
+            if message.startswith(NOT_APPLICABLE):
+                row.not_applicable = message[len(NOT_APPLICABLE):]
+            else:
+                row.error = message
             continue
         if "GCells/s" not in b:
             continue
@@ -238,7 +247,8 @@ def markdown(context, rows, source=None):
         "repetitions. The ceiling is the one named in the last column: "
         "`dram` = copy bandwidth / (2 · sizeof(T)) for one kernel per step, "
         "`dram*d` the same times the plan's temporal depth d, `fp64`/`fp32` "
-        "the FP peak / FLOPs per cell.",
+        "the FP peak / FLOPs per cell, `dramNv` = copy bandwidth / "
+        "(N · sizeof(T)) for a solver that moves N values per cell and step.",
         "",
         "`model` is stencil::model's prediction from the run's calibration "
         "and `meas/model` the median over it (– where the model does not "
@@ -257,6 +267,10 @@ def markdown(context, rows, source=None):
         if r.error:
             out.append(f"| {r.stencil} | {r.precision} | {r.policy} | {size} "
                        f"| failed | | | | | | | {r.error} |")
+            continue
+        if r.not_applicable:
+            out.append(f"| {r.stencil} | {r.precision} | {r.policy} | {size} "
+                       f"| n/a | | | | | | | {r.not_applicable} |")
             continue
         gbs = [g for g in r.gbs if g is not None]
         ceiling = fmt(r.ceiling)
