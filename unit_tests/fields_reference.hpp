@@ -5,12 +5,17 @@
 #pragma once
 
 #include <stencil/fields/state.hpp>
+#include <stencil/fields/iterate.hpp>
+
+#include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
 
 #include <array>
 #include <cmath>
 #include <functional>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 namespace stencil_test::fields {
@@ -157,6 +162,57 @@ inline std::vector<double> second_difference(int r) {
     case 3: return {-49.0 / 18.0, 1.5, -0.15, 1.0 / 90.0};
     default: return {-205.0 / 72.0, 1.6, -0.2, 8.0 / 315.0, -1.0 / 560.0};
   }
+}
+
+/// A smooth, cell-dependent value in [lo, hi] (halo cells included).
+inline double pattern(int seed, int z, int y, int x, double lo = 0.0,
+               double hi = 1.0) {
+  double const s = std::sin(0.37 * x + 0.91 * y + 1.31 * z + 0.73 * seed);
+  return lo + (hi - lo) * 0.5 * (1.0 + s);
+}
+
+/// Fills level `level` of field `f` (or every buffer, level = 1) with
+/// pattern(seed).
+template <class State>
+void fill_pattern(State& s, int f, int seed, double lo = 0.0, double hi = 1.0,
+                  int level = 1) {
+  constexpr int rank = State::rank;
+  auto value = [&](auto... c) {
+    int const cs[] = {c...};
+    int zyx[3] = {0, 0, 0};
+    for (int d = 0; d < rank; ++d) zyx[3 - rank + d] = cs[d];
+    return pattern(seed, zyx[0], zyx[1], zyx[2], lo, hi);
+  };
+  if (level == 1) {
+    stencil::fill(s, f, value);
+  } else {
+    stencil::fill_level(s, f, level, value);
+  }
+}
+
+template <class T>
+double tolerance() {
+  return std::is_same_v<T, float> ? 2e-5 : 1e-12;
+}
+
+/// Expects field `f` of `s` to equal `expected` on the interior.
+template <class State>
+void expect_field(State const& s, int f, HostField const& expected,
+                  std::string const& what) {
+  using T = typename State::value_type;
+  HostField const got = to_host(s, f);
+  int bad = 0;
+  stencil_test::fields::for_interior(expected, [&](int z, int y, int x) {
+    double const e = expected(z, y, x);
+    double const g = got(z, y, x);
+    if (!(std::abs(g - e) <= tolerance<T>() * (1.0 + std::abs(e)))) {
+      if (++bad <= 3) {
+        ADD_FAILURE() << what << ": field " << f << " cell (" << z << ", " << y
+                      << ", " << x << ") is " << g << ", reference " << e;
+      }
+    }
+  });
+  EXPECT_EQ(bad, 0) << what;
 }
 
 }  // namespace stencil_test::fields

@@ -79,44 +79,8 @@ void set_sides(State& s, Kinds<Rank> const& kinds) {
   }
 }
 
-double pattern(int seed, int z, int y, int x, double lo, double hi) {
-  double const s = std::sin(0.41 * x + 0.83 * y + 1.27 * z + 0.61 * seed);
-  return lo + (hi - lo) * 0.5 * (1.0 + s);
-}
-
-template <class State>
-void fill_pattern(State& s, int f, int seed, double lo, double hi,
-                  int level = 1) {
-  constexpr int rank = State::rank;
-  auto value = [&](auto... c) {
-    int const cs[] = {c...};
-    int zyx[3] = {0, 0, 0};
-    for (int d = 0; d < rank; ++d) zyx[3 - rank + d] = cs[d];
-    return pattern(seed, zyx[0], zyx[1], zyx[2], lo, hi);
-  };
-  if (level == 1) {
-    stencil::fill(s, f, value);
-  } else {
-    stencil::fill_level(s, f, level, value);
-  }
-}
-
-template <class State>
-void expect_field(State const& s, int f, HostField const& expected,
-                  std::string const& what) {
-  using T = typename State::value_type;
-  double const tol = std::is_same_v<T, float> ? 2e-5 : 1e-12;
-  HostField const got = to_host(s, f);
-  int bad = 0;
-  stencil_test::fields::for_interior(expected, [&](int z, int y, int x) {
-    double const e = expected(z, y, x), g = got(z, y, x);
-    if (!(std::abs(g - e) <= tol * (1.0 + std::abs(e))) && ++bad <= 3) {
-      ADD_FAILURE() << what << ": field " << f << " (" << z << ", " << y
-                    << ", " << x << ") is " << g << ", reference " << e;
-    }
-  });
-  EXPECT_EQ(bad, 0) << what;
-}
+using stencil_test::fields::expect_field;
+using stencil_test::fields::fill_pattern;
 
 template <class F>
 void for_each_policy(F&& f) {

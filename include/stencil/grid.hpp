@@ -3,6 +3,7 @@
 
 #include <stencil/boundary.hpp>
 #include <stencil/detail/memory.hpp>
+#include <stencil/detail/padded.hpp>
 #include <stencil/error.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -318,27 +319,11 @@ class Grid {
   }
 
   view_type allocate(std::string const& name) const {
-    if constexpr (Rank == 1) {
-      return view_type(name, padded_extent(0));
-    } else if constexpr (Rank == 2) {
-      return view_type(name, padded_extent(0), padded_extent(1));
-    } else {
-      return view_type(name, padded_extent(0), padded_extent(1),
-                       padded_extent(2));
-    }
+    return detail::allocate_padded<view_type, Rank>(name, m_extents, m_halo);
   }
 
   auto interior_of(view_type const& v) const {
-    auto range = [this](int d) {
-      return Kokkos::pair<int, int>(m_halo, m_halo + m_extents[d]);
-    };
-    if constexpr (Rank == 1) {
-      return Kokkos::subview(v, range(0));
-    } else if constexpr (Rank == 2) {
-      return Kokkos::subview(v, range(0), range(1));
-    } else {
-      return Kokkos::subview(v, range(0), range(1), range(2));
-    }
+    return detail::interior_of<view_type, Rank>(v, m_extents, m_halo);
   }
 
   std::string m_label;
@@ -391,19 +376,8 @@ template <class T, int Rank, class MemorySpace, class F>
 void fill(Grid<T, Rank, MemorySpace>& grid, F&& f) {
   detail::expect_not_empty(grid, "fill");
   auto host = Kokkos::create_mirror_view(Kokkos::HostSpace{}, grid.current());
-  int const h = grid.halo();
-  if constexpr (Rank == 1) {
-    for (int i = 0; i < grid.padded_extent(0); ++i) host(i) = f(i - h);
-  } else if constexpr (Rank == 2) {
-    for (int i = 0; i < grid.padded_extent(0); ++i)
-      for (int j = 0; j < grid.padded_extent(1); ++j)
-        host(i, j) = f(i - h, j - h);
-  } else {
-    for (int i = 0; i < grid.padded_extent(0); ++i)
-      for (int j = 0; j < grid.padded_extent(1); ++j)
-        for (int k = 0; k < grid.padded_extent(2); ++k)
-          host(i, j, k) = f(i - h, j - h, k - h);
-  }
+  detail::fill_padded<decltype(host), Rank>(host, grid.extents(), grid.halo(),
+                                            f);
   Kokkos::deep_copy(grid.current(), host);
   Kokkos::deep_copy(grid.next(), host);
 }

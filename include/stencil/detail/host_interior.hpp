@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <stencil/detail/padded.hpp>
 #include <stencil/grid.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -33,22 +34,8 @@ Kokkos::View<T*, Kokkos::HostSpace> host_interior(
       Kokkos::view_alloc(Kokkos::WithoutInitializing,
                          grid.label() + ":" + call),
       grid.interior_cells());
-  int const h = grid.halo();
-  T* out = packed.data();
-  // Rows of the last dimension are contiguous in both: copy them whole.
-  if constexpr (Rank == 1) {
-    std::copy_n(&level(h), grid.extent(0), out);
-  } else if constexpr (Rank == 2) {
-    for (int i = 0; i < grid.extent(0); ++i, out += grid.extent(1)) {
-      std::copy_n(&level(h + i, h), grid.extent(1), out);
-    }
-  } else {
-    for (int i = 0; i < grid.extent(0); ++i) {
-      for (int j = 0; j < grid.extent(1); ++j, out += grid.extent(2)) {
-        std::copy_n(&level(h + i, h + j, h), grid.extent(2), out);
-      }
-    }
-  }
+  pack_interior<decltype(level), Rank>(level, grid.extents(), grid.halo(),
+                                       packed.data());
   return packed;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stencil/detail/memory.hpp>
+#include <stencil/detail/padded.hpp>
 #include <stencil/boundary.hpp>
 #include <stencil/error.hpp>
 #include <stencil/fields/declare.hpp>
@@ -319,27 +320,11 @@ class State {
   }
 
   view_type allocate(std::string const& name) const {
-    if constexpr (Rank == 1) {
-      return view_type(name, padded_extent(0));
-    } else if constexpr (Rank == 2) {
-      return view_type(name, padded_extent(0), padded_extent(1));
-    } else {
-      return view_type(name, padded_extent(0), padded_extent(1),
-                       padded_extent(2));
-    }
+    return detail::allocate_padded<view_type, Rank>(name, m_extents, m_halo);
   }
 
   auto interior_of(view_type const& v) const {
-    auto range = [this](int d) {
-      return Kokkos::pair<int, int>(m_halo, m_halo + m_extents[d]);
-    };
-    if constexpr (Rank == 1) {
-      return Kokkos::subview(v, range(0));
-    } else if constexpr (Rank == 2) {
-      return Kokkos::subview(v, range(0), range(1));
-    } else {
-      return Kokkos::subview(v, range(0), range(1), range(2));
-    }
+    return detail::interior_of<view_type, Rank>(v, m_extents, m_halo);
   }
 
   std::string m_label;
@@ -387,19 +372,8 @@ void fill(State<T, Rank, MemorySpace>& state, int field, F&& f) {
   detail::expect_not_empty(state, "fill");
   auto host =
       Kokkos::create_mirror_view(Kokkos::HostSpace{}, state.current(field));
-  int const h = state.halo();
-  if constexpr (Rank == 1) {
-    for (int i = 0; i < state.padded_extent(0); ++i) host(i) = f(i - h);
-  } else if constexpr (Rank == 2) {
-    for (int i = 0; i < state.padded_extent(0); ++i)
-      for (int j = 0; j < state.padded_extent(1); ++j)
-        host(i, j) = f(i - h, j - h);
-  } else {
-    for (int i = 0; i < state.padded_extent(0); ++i)
-      for (int j = 0; j < state.padded_extent(1); ++j)
-        for (int k = 0; k < state.padded_extent(2); ++k)
-          host(i, j, k) = f(i - h, j - h, k - h);
-  }
+  detail::fill_padded<decltype(host), Rank>(host, state.extents(),
+                                            state.halo(), f);
   for (int level = 0; level > -state.spec(field).levels; --level) {
     Kokkos::deep_copy(state.level(field, level), host);
   }
@@ -414,19 +388,8 @@ void fill_level(State<T, Rank, MemorySpace>& state, int field, int level,
   detail::expect_not_empty(state, "fill_level");
   auto const& target = state.level(field, level);
   auto host = Kokkos::create_mirror_view(Kokkos::HostSpace{}, target);
-  int const h = state.halo();
-  if constexpr (Rank == 1) {
-    for (int i = 0; i < state.padded_extent(0); ++i) host(i) = f(i - h);
-  } else if constexpr (Rank == 2) {
-    for (int i = 0; i < state.padded_extent(0); ++i)
-      for (int j = 0; j < state.padded_extent(1); ++j)
-        host(i, j) = f(i - h, j - h);
-  } else {
-    for (int i = 0; i < state.padded_extent(0); ++i)
-      for (int j = 0; j < state.padded_extent(1); ++j)
-        for (int k = 0; k < state.padded_extent(2); ++k)
-          host(i, j, k) = f(i - h, j - h, k - h);
-  }
+  detail::fill_padded<decltype(host), Rank>(host, state.extents(),
+                                            state.halo(), f);
   Kokkos::deep_copy(target, host);
 }
 

@@ -2,6 +2,7 @@
 // Output of a State: every field in one .vti file, one field as a PNG.
 #pragma once
 
+#include <stencil/detail/padded.hpp>
 #include <stencil/fields/state.hpp>
 #include <stencil/io/png.hpp>
 #include <stencil/io/vtk.hpp>
@@ -28,21 +29,8 @@ std::vector<T> host_interior(State<T, Rank, MemorySpace> const& state,
   auto const level = Kokkos::create_mirror_view_and_copy(
       Kokkos::HostSpace{}, state.current(field));
   std::vector<T> packed(state.interior_cells());
-  int const h = state.halo();
-  T* out = packed.data();
-  if constexpr (Rank == 1) {
-    std::copy_n(&level(h), state.extent(0), out);
-  } else if constexpr (Rank == 2) {
-    for (int i = 0; i < state.extent(0); ++i, out += state.extent(1)) {
-      std::copy_n(&level(h + i, h), state.extent(1), out);
-    }
-  } else {
-    for (int i = 0; i < state.extent(0); ++i) {
-      for (int j = 0; j < state.extent(1); ++j, out += state.extent(2)) {
-        std::copy_n(&level(h + i, h + j, h), state.extent(2), out);
-      }
-    }
-  }
+  pack_interior<decltype(level), Rank>(level, state.extents(), state.halo(),
+                                       packed.data());
   return packed;
 }
 
