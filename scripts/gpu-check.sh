@@ -369,14 +369,16 @@ elif [ "$build_only" = 1 ]; then
 elif [ -z "$gpu" ]; then
   failed+=("no GPU visible: tests, randomized, sanitizers not run")
 else
-  # ctest prints "N% tests passed, F tests failed out of T".
-  counts=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$OUT/ctest.log" | tail -n 1)
+  # ctest prints "N% tests passed, F tests failed out of T"; newer ctest
+  # (the GPU machines' CMake 4) drops ", 0 tests failed" when all passed.
+  counts=$(grep -E '^[0-9]+% tests passed(, [0-9]+ tests? failed)? out of [0-9]+' "$OUT/ctest.log" | tail -n 1)
   if [ "${status[ctest]}" = 0 ] && [ -n "$counts" ]; then
     total=${counts##* }
     parts+=("tests $total/$total")
   elif [ -n "$counts" ]; then
     total=${counts##* }
-    nfail=$(sed -E 's/.* ([0-9]+) tests? failed.*/\1/' <<<"$counts")
+    nfail=0
+    if [[ $counts == *failed* ]]; then nfail=$(sed -E 's/.* ([0-9]+) tests? failed.*/\1/' <<<"$counts"); fi
     parts+=("tests $((total - nfail))/$total")
     mapfile -t names < <(grep -E '^[[:space:]]*[0-9]+ - .*\(' "$OUT/ctest.log" |
       sed -E 's/^[[:space:]]*[0-9]+ - ([^ ]+).*\((.*)\)/\1 (\2)/')
