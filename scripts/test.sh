@@ -12,15 +12,14 @@ Usage: scripts/test.sh [--backend openmp|cuda] [--arch ARCH] [--build-only]
                  nvcc exists, else openmp)
   --arch ARCH    Kokkos GPU architecture for cuda (default HOPPER90)
   --build-only   configure, build and install, but run nothing
-  --sanitize     AddressSanitizer + UndefinedBehaviorSanitizer build of the
-                 OpenMP configuration in build/openmp-asan: builds the unit
-                 tests (stencil_test_*) only, typed tests on Kokkos::OpenMP
-                 only, and runs them (100 random cases unless
-                 STENCIL_RANDOM_CASES is set); no header check,
-                 perf_tests, examples or install check. Any ASan, LSan or
+  --sanitize     the same build and run under AddressSanitizer +
+                 UndefinedBehaviorSanitizer (-O1), OpenMP configuration, in
+                 build/openmp-asan: every test, the benchmarks' smoke test
+                 and the installed-package examples. Any ASan, LSan or
                  UBSan report fails its test; ASAN_OPTIONS/UBSAN_OPTIONS
                  already set are appended to the script's and win.
-                 Kokkos is the usual uninstrumented OpenMP install.
+                 Kokkos is the usual uninstrumented OpenMP install. CI runs
+                 this instead of the plain build: one build, every check.
   -j N           parallel build jobs (default: nproc; fewer for cuda when
                  memory is short)
 
@@ -64,54 +63,29 @@ stencil_resolve_build_options
 
 bash "$STENCIL_ROOT/scripts/bootstrap.sh" --backend "$backend" --arch "$arch"
 
-# The sanitizer run: only what can find a memory or UB error at run time.
+# The sanitizer build: the same targets and tests, instrumented.
+san_flags="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+build_dir=""
 if [ "$sanitize" = 1 ]; then
   # -O1 -g1: line tables for the reports' file:line, and fast enough to run
-  # the unit tests; NDEBUG stays undefined, so assertions are checked too.
-  san_flags="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+  # the tests; NDEBUG stays undefined, so assertions are checked too.
   # shellcheck disable=SC2034 # read by stencil_configure
   STENCIL_CMAKE_ARGV=(
     -DCMAKE_BUILD_TYPE=Sanitize
     "-DCMAKE_CXX_FLAGS_SANITIZE=-O1 -g1 $san_flags"
     "-DCMAKE_EXE_LINKER_FLAGS_SANITIZE=-fsanitize=address,undefined"
-    "-DCMAKE_SHARED_LINKER_FLAGS_SANITIZE=-fsanitize=address,undefined"
-    -DSTENCIL_ENABLE_PERF_TESTS=OFF
-    -DSTENCIL_ENABLE_EXAMPLES=OFF
-    -DSTENCIL_TEST_BACKENDS=OPENMP)
-  stencil_configure "$backend" "$arch" "$STENCIL_ROOT/build/openmp-asan"
-  bdir=$STENCIL_BUILD_DIR
-  # The unit-test executables, by their test names (each stencil_test_X test
-  # runs the target stencil_test_X): this skips the header check, which
-  # compiles but runs nothing, and the compile_fail tests.
-  san_tests=$(ctest --test-dir "$bdir" -N -R '^stencil_test_' |
-    sed -n 's/^ *Test *#[0-9]*: \(stencil_test_[A-Za-z0-9_]*\)$/\1/p' | tr '\n' ' ')
-  [ -n "$san_tests" ] || stencil_die "no stencil_test_* tests are registered in $bdir"
-  san_start=$SECONDS
-  STENCIL_BUILD_TARGETS="$san_tests" stencil_build "$bdir" "$jobs" "$backend"
-  san_built=$SECONDS
-  if [ "$build_only" = 1 ]; then
-    stencil_log "sanitizer build of $bdir succeeded ($((san_built - san_start)) s)"
-    exit 0
-  fi
-  stencil_openmp_test_env
-  # The plain run checks 300 random cases against the reference; under the
-  # sanitizers, 100 keep this step inside CI's budget (ASan makes each case
-  # tens of times slower). STENCIL_RANDOM_CASES already set wins.
-  export STENCIL_RANDOM_CASES=${STENCIL_RANDOM_CASES:-100}
+    "-DCMAKE_SHARED_LINKER_FLAGS_SANITIZE=-fsanitize=address,undefined")
+  build_dir=$STENCIL_ROOT/build/openmp-asan
   # Any report ends the test with a failure and a stack trace. Leak checks
   # stay on (libgomp's thread pool is still reachable at exit, so it is not
   # reported). Values already in the environment come last, so they win.
   export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:print_stacktrace=1:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
   export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:report_error_type=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
-  stencil_log "running the unit tests under ASan+UBSan: $san_tests"
-  ctest --test-dir "$bdir" -R '^stencil_test_' --output-on-failure \
-    --timeout "${STENCIL_TEST_TIMEOUT:-900}" ||
-    stencil_die "unit tests failed under ASan+UBSan (exit $?); the sanitizer report is in the output above"
-  stencil_log "all unit tests passed under ASan+UBSan ($bdir; build $((san_built - san_start)) s, tests $((SECONDS - san_built)) s)"
-  exit 0
 fi
 
-stencil_configure_and_build "$backend" "$arch" "$jobs"
+build_start=$SECONDS
+stencil_configure_and_build "$backend" "$arch" "$jobs" "$build_dir"
+stencil_log "built $STENCIL_BUILD_DIR in $((SECONDS - build_start)) s"
 bdir=$STENCIL_BUILD_DIR
 kroot=$STENCIL_KOKKOS_ROOT
 
@@ -123,7 +97,9 @@ fi
 test_status=0
 if [ "$build_only" = 0 ]; then
   stencil_log "running the tests"
+  tests_start=$SECONDS
   ctest --test-dir "$bdir" --output-on-failure || test_status=$?
+  stencil_log "tests ran in $((SECONDS - tests_start)) s"
 fi
 
 # The install check runs even after test failures: a broken package is worth
@@ -140,6 +116,9 @@ ex_args=(-S "$STENCIL_ROOT/examples" -B "$ex_dir"
   "-Dstencil_ROOT=$install_dir"
   "-DKokkos_ROOT=$kroot")
 [ "$backend" != cuda ] || ex_args+=("-DCMAKE_CXX_COMPILER=$kroot/bin/nvcc_wrapper")
+# The installed library is instrumented too, so the examples must be.
+[ "$sanitize" = 0 ] || ex_args+=("-DCMAKE_CXX_FLAGS=-O1 -g1 $san_flags"
+  "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined")
 mapfile -t gen < <(stencil_generator_args "$ex_dir")
 cmake "${gen[@]}" "${ex_args[@]}" ||
   stencil_die "configuring examples/ against the installed stencil failed" \
@@ -173,5 +152,7 @@ fi
 if [ "$build_only" = 1 ]; then
   stencil_log "build of $bdir and of the installed-package examples succeeded"
 else
-  stencil_log "all tests passed ($bdir)"
+  what=""
+  [ "$sanitize" = 0 ] || what=", under ASan+UBSan"
+  stencil_log "all tests passed ($bdir$what)"
 fi
