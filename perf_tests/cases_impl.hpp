@@ -376,7 +376,7 @@ int register_stencil_cases(Options const& o, Size const& size,
         using P = std::decay_t<decltype(pol.policy)>;
         if constexpr (stencil::MultiFieldOperator<Op>) {
           // A policy that cannot run several fields: one row that says so.
-          std::string const why = detail::solver_refusal(pol.policy);
+          std::string const why = detail::solver_refusal<Op>(pol.policy);
           if (!why.empty()) {
             detail::register_not_applicable<Op>(pol.name, prec.name, size, why);
             ++count;

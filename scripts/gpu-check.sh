@@ -43,8 +43,9 @@
 #   STENCIL_RACECHECK_FILTER  gtest filter for racecheck, which is far
 #                           slower (one 1D test alone took over 420 s):
 #                           default one 2D and one 3D stencil per kernel
-#                           family and the barrier tests,
-#                           '*.J2d5pt:*.J3d7pt:GridBarrier.*OrdersMemory';
+#                           family, the barrier tests and the multi-field
+#                           kernel on Gray-Scott,
+#                           '*.J2d5pt:*.J3d7pt:GridBarrier.*OrdersMemory:*.GrayScott*';
 #                           '*' runs them all
 #   STENCIL_PERF_ARGS       arguments for stencil_perf (default: full sizes)
 #   STENCIL_GPU_CHECK_BUDGET=540  seconds for the whole call: the build,
@@ -96,7 +97,7 @@ budget=${STENCIL_GPU_CHECK_BUDGET:-540}
 perf_reserve=0
 [ "$perf" = 0 ] || [ "$build_only" = 1 ] || perf_reserve=150
 random_cases=${STENCIL_GPU_RANDOM_CASES:-1000}
-racecheck_filter=${STENCIL_RACECHECK_FILTER:-*.J2d5pt:*.J3d7pt:GridBarrier.*OrdersMemory}
+racecheck_filter=${STENCIL_RACECHECK_FILTER:-*.J2d5pt:*.J3d7pt:GridBarrier.*OrdersMemory:*.GrayScott*}
 sanitize_filter=${STENCIL_SANITIZE_FILTER:-*}
 
 check_dir=$(realpath -m "${STENCIL_GPU_CHECK_DIR:-/tmp/stencil-gpu-check}")
@@ -253,7 +254,10 @@ sanitize=0
 san_tools=(memcheck synccheck racecheck)
 san_done=0
 if [ "${status[build]}" = 0 ] && [ "$build_only" = 0 ] && [ -n "$gpu" ]; then
-  mapfile -t native_tests < <(find "$bdir/unit_tests" -maxdepth 1 -name 'stencil_test_native_*' \
+  # The native tests, and the multi-field test, which runs the native
+  # multi-field kernel (fields/) beside the portable ones.
+  mapfile -t native_tests < <(find "$bdir/unit_tests" -maxdepth 1 \
+    \( -name 'stencil_test_native_*' -o -name 'stencil_test_fields' \) \
     -type f -perm -u+x 2>/dev/null | sort)
   if [ "${STENCIL_SANITIZE:-1}" != 0 ] && [ "${#native_tests[@]}" -gt 0 ] && stencil_have compute-sanitizer; then
     sanitize=1

@@ -62,7 +62,28 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
     out << ", team size " << p.team_size << ", scratch " << p.scratch_bytes
         << " B/team";
   }
-  if (p.policy == PolicyKind::temporal_blocking && p.rank == 3) {
+  // The native multi-field kernel, whichever policy runs it.
+  bool const native_fields =
+      !p.fields.empty() && p.backend == Backend::native_cuda;
+  if (native_fields) {
+    Tile const& l = p.native_cuda.loaded_tile;
+    out << ", overlapped tile " << l.x;
+    if (p.rank >= 2) out << "x" << l.y;
+    if (p.rank == 3) out << "x" << l.z;
+    out << " loaded per block (every level of every field in shared memory), "
+        << p.tile.x;
+    if (p.rank >= 2) out << "x" << p.tile.y;
+    if (p.rank == 3) out << "x" << p.tile.z;
+    out << " valid";
+    if (p.policy == PolicyKind::temporal_blocking) {
+      out << ", the written fields' levels written to a second set of "
+             "buffers that trades places with the state's";
+    }
+    out << ", threads " << p.team_size << ", registers " << p.registers
+        << ", local memory " << p.local_memory_bytes << " B/thread"
+        << ", shared " << p.scratch_bytes << " B/block, blocks " << p.blocks
+        << ", blocks/SM " << p.blocks_per_sm;
+  } else if (p.policy == PolicyKind::temporal_blocking && p.rank == 3) {
     int const computed = p.tile.x + 2 * p.depth * p.radius;
     out << ", SM tiling: tile " << computed << "x" << computed << " per block, "
         << p.tile.x << "x" << p.tile.y << " valid, z segments of " << p.tile.z
@@ -90,7 +111,7 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
           ? "each input plane copied with cp.async into its ring slot as "
             "its iteration starts"
           : "plain loads, an iteration ahead";
-  if (p.policy == PolicyKind::temporal_blocking) {
+  if (p.policy == PolicyKind::temporal_blocking && !native_fields) {
     print_prefetch(p.rank == 1 ? "the tile loaded once per launch"
                                : temporal_plain);
     out << ", threads " << p.team_size;
@@ -127,8 +148,10 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
         << ", shared " << p.scratch_bytes << " B/block, blocks/SM "
         << p.blocks_per_sm;
   }
-  if (p.policy == PolicyKind::streaming_sweep && p.rank == 3 &&
-      p.prefetch == 0) {
+  if (native_fields) {
+    // said above
+  } else if (p.policy == PolicyKind::streaming_sweep && p.rank == 3 &&
+             p.prefetch == 0) {
     out << ", block of " << p.tile.x << "x" << p.tile.y << "x" << p.tile.z
         << " cells (x, y, z), no shared tile";
     print_prefetch("every tap loaded directly, through L1");
@@ -139,7 +162,7 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
         << " " << (p.rank == 3 ? "planes" : "lines") << " per block";
     print_prefetch("plain loads");
   }
-  if (p.policy == PolicyKind::streaming_sweep) {
+  if (p.policy == PolicyKind::streaming_sweep && !native_fields) {
     out << ", threads " << p.team_size << ", registers " << p.registers
         << ", local memory " << p.local_memory_bytes << " B/thread"
         << ", shared " << p.scratch_bytes << " B/block, blocks " << p.blocks

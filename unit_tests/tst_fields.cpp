@@ -17,6 +17,7 @@
 #include <array>
 #include <cmath>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -36,13 +37,23 @@ using stencil_test::fields::expect_field;
 using stencil_test::fields::fill_pattern;
 using stencil_test::fields::tolerance;
 
-/// The policies a multi-field run is checked with on this space.
+/// The policies a multi-field run of a rank-`rank` state is checked with on
+/// this space; on a native space, the native sweep, and temporal blocking
+/// where it runs (rank 1 and 2, every side `fixed`) at a depth that does
+/// not divide the tests' step counts and at the plan's default.
 template <class Space, class F>
-void for_each_fields_policy(F&& f) {
+void for_each_fields_policy(int rank, bool fixed, F&& f) {
   f(stencil::Naive{}, "Naive");
   f(stencil::SpatialBlocking{{.x = 8, .y = 4, .z = 3}}, "SpatialBlocking");
   f(stencil::SpatialBlocking{}, "SpatialBlocking default tile");
   f(stencil::Auto{}, "Auto");
+  if constexpr (stencil::native_available_v<Space>) {
+    f(stencil::StreamingSweep{}, "StreamingSweep (native)");
+    if (rank <= 2 && fixed) {
+      f(stencil::TemporalBlocking{.depth = 3}, "TemporalBlocking depth 3");
+      f(stencil::TemporalBlocking{}, "TemporalBlocking default depth");
+    }
+  }
 }
 
 /// Runs `steps` steps; every policy for_each_fields_policy lists must run
@@ -66,43 +77,46 @@ template <class Space, class T, int Rank, int R>
 void check_wave(std::array<int, Rank> extents, int halo, Boundary boundary,
                 int steps) {
   using Op = stencil::suite::Wave<Rank, R>;
-  for_each_fields_policy<Space>([&](auto policy, char const* name) {
-    std::string const what = std::string(Op::name) + " " + name + " " +
-                             (boundary == Boundary::periodic ? "periodic"
-                                                             : "fixed") +
-                             " halo " + std::to_string(halo) + " steps " +
-                             std::to_string(steps) +
-                             (std::is_same_v<T, float> ? " float" : " double");
-    stencil::State<T, Rank, typename Space::memory_space> s(
-        "wave", extents, stencil::field_specs<Op>({"u"}),
-        {.halo = halo, .boundary = boundary});
-    fill_pattern(s, 0, 1, -1.0, 1.0, 0);
-    fill_pattern(s, 0, 2, -1.0, 1.0, -1);
-    HostField u = to_host(s, 0, 0), u_old = to_host(s, 0, -1);
-    auto const w = stencil_test::fields::second_difference(R);
-    for (int n = 0; n < steps; ++n) {
-      if (boundary == Boundary::periodic) stencil_test::fields::wrap_halo(u);
-      HostField next = u_old;  // the new level overwrites n-1 in place
-      stencil_test::fields::for_interior(u, [&](int z, int y, int x) {
-        next(z, y, x) = 2 * u(z, y, x) - u_old(z, y, x) +
-                        0.09 * stencil_test::fields::laplacian(u, z, y, x, w);
+  bool const fixed = boundary == Boundary::fixed;
+  for_each_fields_policy<Space>(
+      Rank, fixed, [&](auto policy, char const* name) {
+        std::string const what =
+            std::string(Op::name) + " " + name + " " +
+            (boundary == Boundary::periodic ? "periodic" : "fixed") + " halo " +
+            std::to_string(halo) + " steps " + std::to_string(steps) +
+            (std::is_same_v<T, float> ? " float" : " double");
+        stencil::State<T, Rank, typename Space::memory_space> s(
+            "wave", extents, stencil::field_specs<Op>({"u"}),
+            {.halo = halo, .boundary = boundary});
+        fill_pattern(s, 0, 1, -1.0, 1.0, 0);
+        fill_pattern(s, 0, 2, -1.0, 1.0, -1);
+        HostField u = to_host(s, 0, 0), u_old = to_host(s, 0, -1);
+        auto const w = stencil_test::fields::second_difference(R);
+        for (int n = 0; n < steps; ++n) {
+          if (boundary == Boundary::periodic)
+            stencil_test::fields::wrap_halo(u);
+          HostField next = u_old;  // the new level overwrites n-1 in place
+          stencil_test::fields::for_interior(u, [&](int z, int y, int x) {
+            next(z, y, x) =
+                2 * u(z, y, x) - u_old(z, y, x) +
+                0.09 * stencil_test::fields::laplacian(u, z, y, x, w);
+          });
+          u_old = u;
+          u = next;
+        }
+        if (!run<Space>(s, Op{}, steps, policy, what)) return;
+        expect_field(s, 0, u, what);
+        // The level before is the reference's n-1 (two buffers, rotated).
+        if (steps > 0) {
+          HostField const got_old = to_host(s, 0, -1);
+          double const e = u_old(0, 0, extents[Rank - 1] / 2);
+          EXPECT_NEAR(got_old(0, 0, extents[Rank - 1] / 2), e,
+                      tolerance<T>() * (1 + std::abs(e)))
+              << what << ": level n-1";
+        }
+        EXPECT_EQ(s.buffers(0), 2) << "leapfrog keeps two buffers";
+        EXPECT_DOUBLE_EQ(s.time(), steps * 1.0);
       });
-      u_old = u;
-      u = next;
-    }
-    if (!run<Space>(s, Op{}, steps, policy, what)) return;
-    expect_field(s, 0, u, what);
-    // The level before is the reference's n-1 (two buffers, rotated).
-    if (steps > 0) {
-      HostField const got_old = to_host(s, 0, -1);
-      double const e = u_old(0, 0, extents[Rank - 1] / 2);
-      EXPECT_NEAR(got_old(0, 0, extents[Rank - 1] / 2), e,
-                  tolerance<T>() * (1 + std::abs(e)))
-          << what << ": level n-1";
-    }
-    EXPECT_EQ(s.buffers(0), 2) << "leapfrog keeps two buffers";
-    EXPECT_DOUBLE_EQ(s.time(), steps * 1.0);
-  });
 }
 
 TYPED_TEST(Fields, LeapfrogWaveMatchesTheReference) {
@@ -114,6 +128,10 @@ TYPED_TEST(Fields, LeapfrogWaveMatchesTheReference) {
   check_wave<Space, double, 3, 1>({7, 9, 11}, 1, Boundary::periodic, 5);
   check_wave<Space, float, 3, 2>({7, 6, 9}, 3, Boundary::fixed, 4);
   check_wave<Space, double, 2, 3>({15, 7}, 3, Boundary::fixed, 1);
+  // Several tiles of the native kernels along every axis.
+  check_wave<Space, double, 2, 1>({151, 301}, 1, Boundary::fixed, 7);
+  check_wave<Space, float, 2, 2>({97, 263}, 2, Boundary::periodic, 5);
+  check_wave<Space, double, 3, 1>({19, 21, 45}, 1, Boundary::fixed, 3);
 }
 
 // ------------------------------------------------------- heat-varcoef
@@ -122,40 +140,44 @@ template <class Space, class T, int Rank>
 void check_heat_varcoef(std::array<int, Rank> extents, int halo,
                         Boundary boundary, int steps) {
   using Op = stencil::suite::HeatVarCoef<Rank>;
-  for_each_fields_policy<Space>([&](auto policy, char const* name) {
-    std::string const what = std::string(Op::name) + " " + name + " steps " +
-                             std::to_string(steps) +
-                             (std::is_same_v<T, float> ? " float" : " double");
-    stencil::State<T, Rank, typename Space::memory_space> s(
-        "heat", extents, stencil::field_specs<Op>({"u", "k"}),
-        {.halo = halo, .boundary = boundary});
-    EXPECT_EQ(s.buffers(1), 1) << "a coefficient keeps one buffer";
-    fill_pattern(s, 0, 3);
-    fill_pattern(s, 1, 4, 0.5, 1.5);
-    HostField u = to_host(s, 0), k = to_host(s, 1);
-    if (boundary == Boundary::periodic) stencil_test::fields::wrap_halo(k);
-    for (int n = 0; n < steps; ++n) {
-      if (boundary == Boundary::periodic) stencil_test::fields::wrap_halo(u);
-      HostField next = u;
-      stencil_test::fields::for_interior(u, [&](int z, int y, int x) {
-        double flux = 0;
-        for (int a = 3 - Rank; a < 3; ++a) {
-          int o[3] = {0, 0, 0};
-          o[a] = 1;
-          double const c = u(z, y, x), kc = k(z, y, x);
-          double const up = u(z + o[0], y + o[1], x + o[2]);
-          double const um = u(z - o[0], y - o[1], x - o[2]);
-          double const kp = k(z + o[0], y + o[1], x + o[2]);
-          double const km = k(z - o[0], y - o[1], x - o[2]);
-          flux += 0.5 * (kc + kp) * (up - c) - 0.5 * (kc + km) * (c - um);
+  bool const fixed = boundary == Boundary::fixed;
+  for_each_fields_policy<Space>(
+      Rank, fixed, [&](auto policy, char const* name) {
+        std::string const what =
+            std::string(Op::name) + " " + name + " steps " +
+            std::to_string(steps) +
+            (std::is_same_v<T, float> ? " float" : " double");
+        stencil::State<T, Rank, typename Space::memory_space> s(
+            "heat", extents, stencil::field_specs<Op>({"u", "k"}),
+            {.halo = halo, .boundary = boundary});
+        EXPECT_EQ(s.buffers(1), 1) << "a coefficient keeps one buffer";
+        fill_pattern(s, 0, 3);
+        fill_pattern(s, 1, 4, 0.5, 1.5);
+        HostField u = to_host(s, 0), k = to_host(s, 1);
+        if (boundary == Boundary::periodic) stencil_test::fields::wrap_halo(k);
+        for (int n = 0; n < steps; ++n) {
+          if (boundary == Boundary::periodic)
+            stencil_test::fields::wrap_halo(u);
+          HostField next = u;
+          stencil_test::fields::for_interior(u, [&](int z, int y, int x) {
+            double flux = 0;
+            for (int a = 3 - Rank; a < 3; ++a) {
+              int o[3] = {0, 0, 0};
+              o[a] = 1;
+              double const c = u(z, y, x), kc = k(z, y, x);
+              double const up = u(z + o[0], y + o[1], x + o[2]);
+              double const um = u(z - o[0], y - o[1], x - o[2]);
+              double const kp = k(z + o[0], y + o[1], x + o[2]);
+              double const km = k(z - o[0], y - o[1], x - o[2]);
+              flux += 0.5 * (kc + kp) * (up - c) - 0.5 * (kc + km) * (c - um);
+            }
+            next(z, y, x) = u(z, y, x) + 0.1 * flux;
+          });
+          u = next;
         }
-        next(z, y, x) = u(z, y, x) + 0.1 * flux;
+        if (!run<Space>(s, Op{}, steps, policy, what)) return;
+        expect_field(s, 0, u, what);
       });
-      u = next;
-    }
-    if (!run<Space>(s, Op{}, steps, policy, what)) return;
-    expect_field(s, 0, u, what);
-  });
 }
 
 TYPED_TEST(Fields, VariableCoefficientHeatMatchesTheReference) {
@@ -164,6 +186,7 @@ TYPED_TEST(Fields, VariableCoefficientHeatMatchesTheReference) {
   check_heat_varcoef<Space, float, 2>({10, 17}, 2, Boundary::periodic, 5);
   check_heat_varcoef<Space, double, 3>({5, 9, 7}, 1, Boundary::periodic, 6);
   check_heat_varcoef<Space, float, 3>({7, 5, 11}, 2, Boundary::fixed, 3);
+  check_heat_varcoef<Space, float, 2>({133, 257}, 1, Boundary::fixed, 10);
 }
 
 // ------------------------------------------------- two coupled species
@@ -172,7 +195,8 @@ template <class Space, class T, class Op, class Reaction>
 void check_two_species(Op const& op, std::array<int, 2> extents, int halo,
                        Boundary boundary, int steps, Reaction reaction,
                        double diffusion_u, double diffusion_v) {
-  for_each_fields_policy<Space>([&](auto policy, char const* name) {
+  bool const fixed = boundary == Boundary::fixed;
+  for_each_fields_policy<Space>(2, fixed, [&](auto policy, char const* name) {
     std::string const what = std::string(Op::name) + " " + name + " steps " +
                              std::to_string(steps) +
                              (std::is_same_v<T, float> ? " float" : " double");
@@ -216,7 +240,9 @@ TYPED_TEST(Fields, GrayScottMatchesTheReference) {
                                    reaction, 0.16, 0.08);
   check_two_species<Space, float>(op, {9, 16}, 2, Boundary::periodic, 4,
                                   reaction, 0.16, 0.08);
-  check_two_species<Space, double>(op, {7, 7}, 1, Boundary::fixed, 5,
+  check_two_species<Space, double>(op, {7, 7}, 1, Boundary::fixed, 5, reaction,
+                                   0.16, 0.08);
+  check_two_species<Space, double>(op, {141, 259}, 1, Boundary::fixed, 8,
                                    reaction, 0.16, 0.08);
 }
 
@@ -230,8 +256,8 @@ TYPED_TEST(Fields, BrusselatorMatchesTheReference) {
   };
   check_two_species<Space, double>(op, {12, 12}, 1, Boundary::fixed, 11,
                                    reaction, diffusion, diffusion);
-  check_two_species<Space, float>(op, {12, 12}, 1, Boundary::fixed, 6,
-                                  reaction, diffusion, diffusion);
+  check_two_species<Space, float>(op, {12, 12}, 1, Boundary::fixed, 6, reaction,
+                                  diffusion, diffusion);
 }
 
 // ---------------------------------------------- position, time, hooks
@@ -251,27 +277,40 @@ struct Source {
 
 TYPED_TEST(Fields, PositionAndTimeReachTheFunctor) {
   using Space = TypeParam;
-  stencil::State<double, 2, typename Space::memory_space> s(
-      "source", {5, 7}, stencil::field_specs<Source>({"u"}),
-      {.halo = 0, .t0 = 2.0, .dt = 0.5});
-  int hooks = 0;
-  std::vector<double> hook_times;
-  stencil::iterate(Space{}, s, Source{}, 6, stencil::Naive{},
-                   stencil::every(2, [&](int step) {
-                     ++hooks;
-                     EXPECT_EQ(step, 2 * hooks);
-                     hook_times.push_back(s.time());
-                   }));
-  Kokkos::fence();
-  EXPECT_EQ(hooks, 3);
-  EXPECT_EQ(hook_times, (std::vector<double>{3.0, 4.0, 5.0}));
-  EXPECT_DOUBLE_EQ(s.time(), 5.0);
-  EXPECT_EQ(s.steps_done(), 6);
-  HostField const u = to_host(s, 0);
-  // Steps at t = 2, 2.5, ..., 4.5: sum of (1 + t) = 6 + 19.5.
-  for (int y = 0; y < 5; ++y)
-    for (int x = 0; x < 7; ++x)
-      EXPECT_DOUBLE_EQ(u(0, y, x), 0.5 * (y + 10.0 * x) * 25.5);
+  // Several tiles of the native kernels, and hooks every 2 steps, which cut
+  // temporal blocking's blocks of 3.
+  constexpr int ny = 37, nx = 301;
+  for_each_fields_policy<Space>(2, true, [&](auto policy, char const* name) {
+    stencil::State<double, 2, typename Space::memory_space> s(
+        "source", {ny, nx}, stencil::field_specs<Source>({"u"}),
+        {.halo = 0, .t0 = 2.0, .dt = 0.5});
+    int hooks = 0;
+    std::vector<double> hook_times;
+    stencil::iterate(Space{}, s, Source{}, 6, policy,
+                     stencil::every(2, [&](int step) {
+                       ++hooks;
+                       EXPECT_EQ(step, 2 * hooks) << name;
+                       hook_times.push_back(s.time());
+                     }));
+    Kokkos::fence();
+    EXPECT_EQ(hooks, 3) << name;
+    EXPECT_EQ(hook_times, (std::vector<double>{3.0, 4.0, 5.0})) << name;
+    EXPECT_DOUBLE_EQ(s.time(), 5.0) << name;
+    EXPECT_EQ(s.steps_done(), 6) << name;
+    HostField const u = to_host(s, 0);
+    // Steps at t = 2, 2.5, ..., 4.5: sum of (1 + t) = 6 + 19.5.
+    int wrong = 0;
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x) {
+        double const e = 0.5 * (y + 10.0 * x) * 25.5;
+        if (std::abs(u(0, y, x) - e) > 1e-12 * (1 + std::abs(e)) &&
+            wrong++ < 3) {
+          ADD_FAILURE() << name << ": cell (" << y << ", " << x << ") is "
+                        << u(0, y, x) << ", expected " << e;
+        }
+      }
+    EXPECT_EQ(wrong, 0) << name;
+  });
 }
 
 TYPED_TEST(Fields, WhatAHookThrowsLeavesIterateAsItWasThrown) {
@@ -279,9 +318,11 @@ TYPED_TEST(Fields, WhatAHookThrowsLeavesIterateAsItWasThrown) {
   stencil::State<double, 2, typename Space::memory_space> s(
       "source", {5, 7}, stencil::field_specs<Source>({"u"}), {.halo = 0});
   EXPECT_THROW(stencil::iterate(Space{}, s, Source{}, 9, stencil::Naive{},
-                                stencil::every(4, [](int step) {
-                                  if (step == 4) throw std::out_of_range("4");
-                                })),
+                                stencil::every(4,
+                                               [](int step) {
+                                                 if (step == 4)
+                                                   throw std::out_of_range("4");
+                                               })),
                std::out_of_range);
   EXPECT_EQ(s.steps_done(), 4) << "the steps before the hook stay done";
   stencil::Grid<double, 2, typename Space::memory_space> g("g", {9, 8});
@@ -302,9 +343,10 @@ TYPED_TEST(Fields, HooksRunOnASingleGridToo) {
   using Space = TypeParam;
   stencil::Grid<double, 2, typename Space::memory_space> g("g", {9, 8});
   std::vector<int> fives, threes;
-  stencil::iterate(Space{}, g, stencil::suite::J2d5pt{}, 16, stencil::Naive{},
-                   stencil::every(5, [&](int step) { fives.push_back(step); }),
-                   stencil::every(3, [&](int step) { threes.push_back(step); }));
+  stencil::iterate(
+      Space{}, g, stencil::suite::J2d5pt{}, 16, stencil::Naive{},
+      stencil::every(5, [&](int step) { fives.push_back(step); }),
+      stencil::every(3, [&](int step) { threes.push_back(step); }));
   EXPECT_EQ(fives, (std::vector<int>{5, 10, 15}));
   EXPECT_EQ(threes, (std::vector<int>{3, 6, 9, 12, 15}));
 }
@@ -317,9 +359,8 @@ TYPED_TEST(Fields, SummaryReducesTheInteriorOnly) {
     bool const inside = z >= 0 && z < 3 && y >= 0 && y < 4 && x >= 0 && x < 5;
     return inside ? 1.0 + x + 10.0 * y - 100.0 * z : 1e6;  // halo: ignored
   });
-  stencil::fill(s, 1, [](int, int, int x) {
-    return x == 2 ? std::nan("") : 0.5;
-  });
+  stencil::fill(s, 1,
+                [](int, int, int x) { return x == 2 ? std::nan("") : 0.5; });
   double sum = 0, sum_sq = 0, max_abs = 0;
   for (int z = 0; z < 3; ++z)
     for (int y = 0; y < 4; ++y)
@@ -358,8 +399,8 @@ TYPED_TEST(Fields, MisuseIsRefusedWithWhatWouldBeValid) {
                {"has 1 fields but the stencil declares 2", "field_specs"});
   // The coefficient is declared writable in the stencil's place: fine; a
   // written field that the state calls read-only is not.
-  stencil::State<double, 2, Mem> read_only(
-      "ro", {9, 9}, {{"u", 1, true}, {"k", 1, true}});
+  stencil::State<double, 2, Mem> read_only("ro", {9, 9},
+                                           {{"u", 1, true}, {"k", 1, true}});
   expect_error([&] { stencil::iterate(Space{}, read_only, Op{}, 1); },
                {"is read-only in the state but the stencil writes it"});
   // Too few levels for leapfrog, too narrow a halo.
@@ -373,13 +414,20 @@ TYPED_TEST(Fields, MisuseIsRefusedWithWhatWouldBeValid) {
                {"halo of 1 cells but the stencil's largest radius is 2"});
   // Bad specs.
   expect_error(
-      [] { stencil::State<double, 2, Mem> s("s", {4, 4}, {{"u"}, {"u"}}); },
+      [] {
+        stencil::State<double, 2, Mem> s("s", {4, 4}, {{"u"}, {"u"}});
+      },
       {"two fields are named 'u'"});
   expect_error(
-      [] { stencil::State<double, 2, Mem> s("s", {4, 4}, {{"k", 2, true}}); },
+      [] {
+        stencil::State<double, 2, Mem> s("s", {4, 4}, {{"k", 2, true}});
+      },
       {"a coefficient never changes"});
-  expect_error([] { stencil::State<double, 2, Mem> s("s", {4, 4}, {}); },
-               {"a state holds 1 to 8 fields"});
+  expect_error(
+      [] {
+        stencil::State<double, 2, Mem> s("s", {4, 4}, {});
+      },
+      {"a state holds 1 to 8 fields"});
   expect_error([&] { (void)one.index("v"); }, {"no field named 'v'", "'u'"});
   // A moved-from state is empty and refused.
   stencil::State<double, 2, Mem> moved("m", {9, 9}, {{"u", 2}});
@@ -402,12 +450,50 @@ TYPED_TEST(Fields, MisuseIsRefusedWithWhatWouldBeValid) {
                                        stencil::field_specs<Op>({"a", "b"}));
   expect_error([&] { stencil::iterate(Space{}, other, Op{}, 1, p); },
                {"the plan was made for a different run"});
-  if constexpr (stencil::policy_available_v<stencil::StreamingSweep, Space>) {
+  if constexpr (stencil::native_available_v<Space>) {
     expect_error(
         [&] {
-          (void)stencil::plan(Space{}, heat, Op{}, stencil::StreamingSweep{});
+          (void)stencil::plan(Space{}, heat, Op{}, stencil::DeviceTiling{});
         },
-        {"does not run multi-field stencils", "Naive and SpatialBlocking"});
+        {"DeviceTiling does not run multi-field stencils",
+         "StreamingSweep and TemporalBlocking"});
+    expect_error(
+        [&] {
+          (void)stencil::plan(Space{}, heat, Op{},
+                              stencil::TemporalBlocking{.prefetch = 2});
+        },
+        {"prefetch 2", "plain loads"});
+    expect_error(
+        [&] {
+          (void)stencil::plan(Space{}, heat, Op{},
+                              stencil::TemporalBlocking{.depth = 400});
+        },
+        {"at depth 400", "depths 1 to"});
+    stencil::State<double, 2, Mem> periodic(
+        "p", {9, 9}, stencil::field_specs<Op>({"u", "k"}),
+        {.boundary = Boundary::periodic});
+    expect_error(
+        [&] {
+          (void)stencil::plan(Space{}, periodic, Op{},
+                              stencil::TemporalBlocking{});
+        },
+        {"fixed boundaries only", "StreamingSweep"});
+    using Op3 = stencil::suite::HeatVarCoef<3>;
+    stencil::State<double, 3, Mem> cube("c", {5, 5, 5},
+                                        stencil::field_specs<Op3>({"u", "k"}));
+    expect_error(
+        [&] {
+          (void)stencil::plan(Space{}, cube, Op3{},
+                              stencil::TemporalBlocking{});
+        },
+        {"runs rank 1 and 2", "StreamingSweep"});
+    auto const sweep =
+        stencil::plan(Space{}, cube, Op3{}, stencil::StreamingSweep{});
+    EXPECT_EQ(sweep.backend, stencil::Backend::native_cuda);
+    std::ostringstream text;
+    text << sweep;
+    EXPECT_NE(text.str().find("overlapped tile"), std::string::npos)
+        << text.str();
   }
 }
 
@@ -450,8 +536,8 @@ struct MixedRadii {
              along(u, a, 2) - 4 * uc;
       dk += along(k, a, 1) - along(k, a, -1);
     }
-    T const source = static_cast<T>(0.001 * in.time() +
-                                    0.0001 * in.position()[Rank - 1]);
+    T const source =
+        static_cast<T>(0.001 * in.time() + 0.0001 * in.position()[Rank - 1]);
     return stencil::values{
         uc + static_cast<T>(0.04) * lap + static_cast<T>(0.1) * dk +
             static_cast<T>(0.05) * wc + source,
@@ -550,8 +636,8 @@ TYPED_TEST(Fields, SpatialBlockingPlansScratchForStagedFieldsOnly) {
   using Space = TypeParam;
   using Mem = typename Space::memory_space;
   using Op2 = MixedRadii<2>;
-  stencil::State<double, 2, Mem> s2("s", {13, 11},
-                                    stencil::field_specs<Op2>(), {.halo = 2});
+  stencil::State<double, 2, Mem> s2("s", {13, 11}, stencil::field_specs<Op2>(),
+                                    {.halo = 2});
   auto const p2 = stencil::plan(Space{}, s2, Op2{},
                                 stencil::SpatialBlocking{{.x = 8, .y = 4}});
   EXPECT_EQ(p2.policy, stencil::PolicyKind::spatial_blocking);
@@ -559,12 +645,12 @@ TYPED_TEST(Fields, SpatialBlockingPlansScratchForStagedFieldsOnly) {
   // u: (8 + 4) x (4 + 4), k: (8 + 2) x (4 + 2); w (radius 0) none.
   EXPECT_EQ(p2.scratch_bytes, (12 * 8 + 10 * 6) * sizeof(double));
   using Op3 = MixedRadii<3>;
-  stencil::State<float, 3, Mem> s3("s", {7, 9, 11},
-                                   stencil::field_specs<Op3>(), {.halo = 2});
+  stencil::State<float, 3, Mem> s3("s", {7, 9, 11}, stencil::field_specs<Op3>(),
+                                   {.halo = 2});
   // The tile clipped to the domain: x 11, y 9, z 7.
-  auto const p3 = stencil::plan(
-      Space{}, s3, Op3{},
-      stencil::SpatialBlocking{{.x = 64, .y = 64, .z = 64}});
+  auto const p3 =
+      stencil::plan(Space{}, s3, Op3{},
+                    stencil::SpatialBlocking{{.x = 64, .y = 64, .z = 64}});
   EXPECT_EQ(p3.tile.x, 11);
   EXPECT_EQ(p3.tile.y, 9);
   EXPECT_EQ(p3.tile.z, 7);
@@ -584,8 +670,8 @@ TYPED_TEST(Fields, SpatialBlockingRefusesATileBeyondScratch) {
   stencil::State<double, 1, typename Space::memory_space> s(
       "long", {n}, stencil::field_specs<Op>(), {.halo = 2});
   try {
-    auto const p = stencil::plan(Space{}, s, Op{},
-                                 stencil::SpatialBlocking{{.x = n}});
+    auto const p =
+        stencil::plan(Space{}, s, Op{}, stencil::SpatialBlocking{{.x = n}});
     // Host spaces may allow any scratch (as tst_reliability's tile).
     EXPECT_EQ(p.scratch_bytes, ((n + 4) + (n + 2)) * sizeof(double));
     GTEST_SKIP() << Space::name() << "'s team scratch holds a tile of " << n
@@ -626,8 +712,7 @@ std::string random_boundaries(State& s, Rng& rng) {
           break;
         default:
           s.set_dirichlet(a, side,
-                          [a](std::array<int, State::rank> const& c,
-                              double t) {
+                          [a](std::array<int, State::rank> const& c, double t) {
                             return 0.1 * c[a] + 0.01 * t;
                           });
           text += " dirichlet";

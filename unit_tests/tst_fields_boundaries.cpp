@@ -82,11 +82,16 @@ void set_sides(State& s, Kinds<Rank> const& kinds) {
 using stencil_test::fields::expect_field;
 using stencil_test::fields::fill_pattern;
 
-template <class F>
+/// The policies that run every boundary; on a native space the native
+/// sweep too (temporal blocking runs fixed boundaries only: tst_fields).
+template <class Space, class F>
 void for_each_policy(F&& f) {
   f(stencil::Naive{}, "Naive");
   f(stencil::SpatialBlocking{{.x = 5, .y = 3, .z = 2}}, "SpatialBlocking");
   f(stencil::Auto{}, "Auto");
+  if constexpr (stencil::native_available_v<Space>) {
+    f(stencil::StreamingSweep{}, "StreamingSweep (native)");
+  }
 }
 
 template <int Rank>
@@ -107,7 +112,7 @@ void check_solver(Op const& op, std::array<int, Rank> extents, int halo,
                   std::vector<std::string> names, Fill&& fill,
                   Update&& update) {
   using Fields = typename Op::fields;
-  for_each_policy([&](auto policy, char const* policy_name) {
+  for_each_policy<Space>([&](auto policy, char const* policy_name) {
     std::string const what =
         describe<Rank>(Op::name, policy_name, kinds, std::is_same_v<T, float>);
     stencil::State<T, Rank, typename Space::memory_space> s(
@@ -123,7 +128,8 @@ void check_solver(Op const& op, std::array<int, Rank> extents, int halo,
     }
     HostSides const sides = host_sides<Rank>(kinds);
     for (int f = 0; f < Fields::count; ++f) {
-      if (!Fields::written[f]) apply_sides(now[f], coefficient_sides(sides), 1.0);
+      if (!Fields::written[f])
+        apply_sides(now[f], coefficient_sides(sides), 1.0);
     }
     double t = 1.0;
     for (int n = 0; n < steps; ++n, t += 0.5) {
@@ -184,8 +190,8 @@ TYPED_TEST(FieldsBoundaries, HeatVarCoefUnderNeumannAndMixedSides) {
   run(0.0f, std::array<int, 2>{8, 13},
       Kinds<2>{{{dirichlet, reflecting}, {periodic, periodic}}}, 5);
   run(0.0, std::array<int, 3>{5, 6, 7},
-      Kinds<3>{{{neumann, dirichlet}, {periodic, periodic},
-                {reflecting, fixed}}},
+      Kinds<3>{
+          {{neumann, dirichlet}, {periodic, periodic}, {reflecting, fixed}}},
       4);
 }
 
@@ -218,8 +224,8 @@ TYPED_TEST(FieldsBoundaries, LeapfrogWaveUnderMixedSides) {
       Kinds<2>{{{neumann, neumann}, {reflecting, reflecting}}}, 5,
       std::integral_constant<int, 1>{});
   run(0.0, std::array<int, 3>{5, 7, 6},
-      Kinds<3>{{{neumann, reflecting}, {dirichlet, fixed},
-                {periodic, periodic}}},
+      Kinds<3>{
+          {{neumann, reflecting}, {dirichlet, fixed}, {periodic, periodic}}},
       3, std::integral_constant<int, 1>{});
 }
 

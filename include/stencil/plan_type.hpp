@@ -88,6 +88,9 @@ struct Plan {
     /// DeviceTiling: every tile lies inside the grid in x and y, and the
     /// launches run the kernel for that (no per-cell boundary selects).
     bool inside_kernel = false;
+    /// Multi-field kernels: the tile a block loads (the valid `tile` and a
+    /// rim of radius x depth cells on each side).
+    Tile loaded_tile{1, 1, 1};
     /// StreamingSweep: the prefetch moves whole lines with cp.async.bulk.
     bool bulk_copy = false;
     /// Rank-3 TemporalBlocking and DeviceTiling with prefetch 0, double: each

@@ -39,8 +39,8 @@ template <class Op, class T, int Rank, class MemorySpace>
 void validate_state(State<T, Rank, MemorySpace> const& state) {
   using Fields = typename Op::fields;
   expect_not_empty(state, "iterate/plan");
-  STENCIL_EXPECT(state.field_count() == Fields::count, "state '",
-                 state.label(), "' has ", state.field_count(),
+  STENCIL_EXPECT(state.field_count() == Fields::count, "state '", state.label(),
+                 "' has ", state.field_count(),
                  " fields but the stencil declares ", Fields::count,
                  "; construct the state with one FieldSpec per declared "
                  "field (stencil::field_specs<Op>() lists them)");
@@ -57,11 +57,10 @@ void validate_state(State<T, Rank, MemorySpace> const& state) {
                    "read_only in the state");
   }
   constexpr int r = Fields::radius;
-  STENCIL_EXPECT(state.halo() >= r, "state '", state.label(),
-                 "' has a halo of ", state.halo(),
-                 " cells but the stencil's largest radius is ", r,
-                 "; construct the state with StateOptions{.halo = ", r,
-                 "} or more");
+  STENCIL_EXPECT(
+      state.halo() >= r, "state '", state.label(), "' has a halo of ",
+      state.halo(), " cells but the stencil's largest radius is ", r,
+      "; construct the state with StateOptions{.halo = ", r, "} or more");
   for (int d = 0; d < Rank; ++d) {
     STENCIL_EXPECT(state.extent(d) >= 2 * r + 1, "state '", state.label(),
                    "': extent ", d, " is ", state.extent(d),
@@ -86,7 +85,8 @@ Plan describe_fields(std::string space_name,
   for (int f = 0; f < Fields::count; ++f) {
     p.fields += concat(f == 0 ? "" : ", ", state.name(f), " (radius ",
                        Fields::radii[f]);
-    if (Fields::levels[f] > 1) p.fields += concat(", ", Fields::levels[f], " levels");
+    if (Fields::levels[f] > 1)
+      p.fields += concat(", ", Fields::levels[f], " levels");
     p.fields += Fields::written[f] ? ", written)" : ", read-only)";
   }
   return p;
@@ -104,8 +104,9 @@ void plan_fields_with(Plan& p, Policy const& policy) {
         to_string(policy_traits<Policy>::kind),
         " does not run multi-field stencils on ", p.execution_space,
         " in this build (its kernels read one field); Naive and "
-        "SpatialBlocking run them on every space, and Auto chooses among "
-        "those that do"));
+        "SpatialBlocking run them on every space, StreamingSweep and "
+        "TemporalBlocking (rank 1 and 2) natively on CUDA, and Auto chooses "
+        "among those that do"));
   }
 }
 
@@ -150,9 +151,9 @@ void run_fields_plan(ExecSpace const& space, State<T, Rank, MemorySpace>& state,
 /// fields is refused with stencil::unsupported.
 template <class ExecSpace, class T, int Rank, class MemorySpace, class Op,
           class Policy>
-requires detail::has_fields_v<Op>
-Plan plan(ExecSpace const& space, State<T, Rank, MemorySpace> const& state,
-          Op const& op, Policy const& policy) {
+requires detail::has_fields_v<Op> Plan
+plan(ExecSpace const& space, State<T, Rank, MemorySpace> const& state,
+     Op const& op, Policy const& policy) {
   static_assert(detail::check_fields_operator<Op, Rank>());
   static_assert(Kokkos::is_execution_space_v<ExecSpace>,
                 "stencil::plan: the first argument must be a Kokkos "
@@ -189,11 +190,12 @@ Plan plan(ExecSpace const& space, State<T, Rank, MemorySpace> const& state,
 /// anything runs.
 template <class ExecSpace, class T, int Rank, class MemorySpace, class Op,
           class How = Auto, class... Hooks>
-requires(Kokkos::is_execution_space_v<ExecSpace> && detail::has_fields_v<Op> &&
-         (is_hook_v<Hooks> && ...))
-void iterate(ExecSpace const& space, State<T, Rank, MemorySpace>& state,
-             Op const& op, int steps, How const& how = {},
-             Hooks const&... hooks) {
+requires(Kokkos::is_execution_space_v<ExecSpace>&& detail::has_fields_v<Op> &&
+         (is_hook_v<Hooks> &&
+          ...)) void iterate(ExecSpace const& space,
+                             State<T, Rank, MemorySpace>& state, Op const& op,
+                             int steps, How const& how = {},
+                             Hooks const&... hooks) {
   static_assert(detail::check_fields_operator<Op, Rank>());
   static_assert(std::is_same_v<How, Plan> || is_policy_v<How>,
                 "stencil::iterate: the argument after the steps must be a "
@@ -203,19 +205,16 @@ void iterate(ExecSpace const& space, State<T, Rank, MemorySpace>& state,
   Plan p;
   if constexpr (std::is_same_v<How, Plan>) {
     detail::validate_state<Op>(state);
-    Plan const expected =
-        detail::describe_fields<Op>(ExecSpace::name(), state);
-    STENCIL_EXPECT(how.fields == expected.fields &&
-                       how.extents == expected.extents &&
-                       how.halo == expected.halo &&
-                       how.sides == expected.sides &&
-                       how.value_size == expected.value_size &&
-                       how.execution_space == expected.execution_space,
-                   "the plan was made for a different run (",
-                   how.execution_space, ", fields ", how.fields,
-                   "); this call is on ", expected.execution_space,
-                   " with fields ", expected.fields,
-                   "; make a plan for this state with stencil::plan");
+    Plan const expected = detail::describe_fields<Op>(ExecSpace::name(), state);
+    STENCIL_EXPECT(
+        how.fields == expected.fields && how.extents == expected.extents &&
+            how.halo == expected.halo && how.sides == expected.sides &&
+            how.value_size == expected.value_size &&
+            how.execution_space == expected.execution_space,
+        "the plan was made for a different run (", how.execution_space,
+        ", fields ", how.fields, "); this call is on ",
+        expected.execution_space, " with fields ", expected.fields,
+        "; make a plan for this state with stencil::plan");
     p = how;
   } else {
     p = plan(space, state, op, how);
@@ -239,9 +238,9 @@ void iterate(ExecSpace const& space, State<T, Rank, MemorySpace>& state,
 /// iterate() of a multi-field stencil on the default execution space.
 template <class T, int Rank, class MemorySpace, class Op, class How = Auto,
           class... Hooks>
-requires(detail::has_fields_v<Op> && (is_hook_v<Hooks> && ...))
-void iterate(State<T, Rank, MemorySpace>& state, Op const& op, int steps,
-             How const& how = {}, Hooks const&... hooks) {
+requires(detail::has_fields_v<Op> && (is_hook_v<Hooks> && ...)) void iterate(
+    State<T, Rank, MemorySpace>& state, Op const& op, int steps,
+    How const& how = {}, Hooks const&... hooks) {
   iterate(Kokkos::DefaultExecutionSpace{}, state, op, steps, how, hooks...);
 }
 

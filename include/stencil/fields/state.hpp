@@ -2,9 +2,9 @@
 // A State: the fields one solver advances together, on one grid shape.
 #pragma once
 
+#include <stencil/boundary.hpp>
 #include <stencil/detail/memory.hpp>
 #include <stencil/detail/padded.hpp>
-#include <stencil/boundary.hpp>
 #include <stencil/error.hpp>
 #include <stencil/fields/declare.hpp>
 #include <stencil/grid.hpp>
@@ -20,6 +20,10 @@
 #include <vector>
 
 namespace stencil {
+
+namespace detail {
+struct StateBuffers;
+}  // namespace detail
 
 /// One field of a State: its name (for output and lookup), how many time
 /// levels a stencil reads (1, or 2 for leapfrog), and whether it is a
@@ -89,10 +93,10 @@ class State {
                      " time levels; a coefficient never changes, so it keeps "
                      "one");
       for (std::size_t g = 0; g < f; ++g) {
-        STENCIL_EXPECT(fields[f].name.empty() ||
-                           fields[f].name != fields[g].name,
-                       "state '", m_label, "': two fields are named '",
-                       fields[f].name, "'; give every field its own name");
+        STENCIL_EXPECT(
+            fields[f].name.empty() || fields[f].name != fields[g].name,
+            "state '", m_label, "': two fields are named '", fields[f].name,
+            "'; give every field its own name");
       }
     }
     STENCIL_EXPECT(m_dt > 0 && m_dt < std::numeric_limits<double>::infinity(),
@@ -214,7 +218,8 @@ class State {
       if (m_fields[f].spec.name == name) return f;
     }
     std::string names;
-    for (auto const& f : m_fields) names += (names.empty() ? "'" : ", '") + f.spec.name + "'";
+    for (auto const& f : m_fields)
+      names += (names.empty() ? "'" : ", '") + f.spec.name + "'";
     detail::throw_bad_input(detail::concat("state '", m_label,
                                            "' has no field named '", name,
                                            "'; its fields are ", names));
@@ -264,6 +269,8 @@ class State {
   }
 
  private:
+  friend struct detail::StateBuffers;
+
   struct Field {
     FieldSpec spec;
     std::vector<view_type> buffers;
@@ -337,6 +344,23 @@ class State {
   std::vector<Field> m_fields;
 };
 
+namespace detail {
+/// What a mechanism that writes whole launches of levels into buffers of
+/// its own needs of a State: trading such a buffer for one of the state's.
+struct StateBuffers {
+  /// Swaps level `level` (0, -1, ...) of `field` with `buffer`, which has
+  /// the state's padded shape.
+  template <class T, int Rank, class MemorySpace>
+  static void exchange(
+      State<T, Rank, MemorySpace>& state, int field, int level,
+      typename State<T, Rank, MemorySpace>::view_type& buffer) {
+    auto& f = state.m_fields.at(static_cast<std::size_t>(field));
+    int const n = static_cast<int>(f.buffers.size());
+    std::swap(f.buffers[((f.current + level) % n + n) % n], buffer);
+  }
+};
+}  // namespace detail
+
 /// The fields a stencil declares, as FieldSpecs named `names` (in order;
 /// missing names are "f0", "f1", ...): construct a State that fits it with
 /// `State<T, Rank>(label, extents, stencil::field_specs<Op>({"u", "v"}))`.
@@ -345,9 +369,8 @@ std::vector<FieldSpec> field_specs(std::vector<std::string> names = {}) {
   using Fields = typename Op::fields;
   std::vector<FieldSpec> specs;
   for (int f = 0; f < Fields::count; ++f) {
-    std::string name = f < static_cast<int>(names.size())
-                           ? names[f]
-                           : "f" + std::to_string(f);
+    std::string name =
+        f < static_cast<int>(names.size()) ? names[f] : "f" + std::to_string(f);
     specs.push_back({std::move(name), Fields::levels[f], !Fields::written[f]});
   }
   return specs;
@@ -372,8 +395,8 @@ void fill(State<T, Rank, MemorySpace>& state, int field, F&& f) {
   detail::expect_not_empty(state, "fill");
   auto host =
       Kokkos::create_mirror_view(Kokkos::HostSpace{}, state.current(field));
-  detail::fill_padded<decltype(host), Rank>(host, state.extents(),
-                                            state.halo(), f);
+  detail::fill_padded<decltype(host), Rank>(host, state.extents(), state.halo(),
+                                            f);
   for (int level = 0; level > -state.spec(field).levels; --level) {
     Kokkos::deep_copy(state.level(field, level), host);
   }
@@ -388,8 +411,8 @@ void fill_level(State<T, Rank, MemorySpace>& state, int field, int level,
   detail::expect_not_empty(state, "fill_level");
   auto const& target = state.level(field, level);
   auto host = Kokkos::create_mirror_view(Kokkos::HostSpace{}, target);
-  detail::fill_padded<decltype(host), Rank>(host, state.extents(),
-                                            state.halo(), f);
+  detail::fill_padded<decltype(host), Rank>(host, state.extents(), state.halo(),
+                                            f);
   Kokkos::deep_copy(target, host);
 }
 

@@ -9,6 +9,7 @@
 
 #include <stencil/native_cuda/common/calibration.hpp>
 #include <stencil/native_cuda/device_tiling/launch.hpp>
+#include <stencil/native_cuda/fields/launch.hpp>
 #include <stencil/native_cuda/streaming_sweep/launch.hpp>
 #include <stencil/native_cuda/temporal_blocking/launch.hpp>
 
@@ -17,6 +18,7 @@
 #include <stencil/detail/native_dispatch.hpp>
 #include <stencil/detail/time_loop.hpp>
 #include <stencil/detail/tuning_cache.hpp>
+#include <stencil/fields/state.hpp>
 #include <stencil/grid.hpp>
 #include <stencil/model.hpp>
 #include <stencil/plan_type.hpp>
@@ -118,6 +120,23 @@ struct Mechanism<TemporalBlocking, Kokkos::Cuda> {
     } else {
       native_cuda::temporal_blocking::run(space, grid, op, steps, p, hooks);
     }
+  }
+  /// Multi-field stencils on a State, rank 1 and 2 with fixed boundaries:
+  /// overlapped tiles of every field's levels in shared memory, `depth`
+  /// steps per launch (fields/).
+  static constexpr bool runs_fields = true;
+  template <class T, class Op>
+  static void plan_fields(Plan& p, TemporalBlocking const& policy) {
+    native_cuda::fields::expect_plain_loads("TemporalBlocking",
+                                            policy.prefetch);
+    native_cuda::fields::plan<T, Op>(
+        p, "TemporalBlocking", PolicyKind::temporal_blocking, policy.depth);
+  }
+  template <class T, int Rank, class MemorySpace, class Op>
+  static void run_fields(Kokkos::Cuda const& space,
+                         State<T, Rank, MemorySpace>& state, Op const& op,
+                         int steps, Plan const& p, LoopHooks const& hooks) {
+    native_cuda::fields::run_temporal(space, state, op, steps, p, hooks);
   }
   /// Rank 1 and 2: Auto takes temporal blocking at its plan's default depth
   /// where the plan accepts the grid (fixed boundaries, a depth that fits),
@@ -256,6 +275,22 @@ struct Mechanism<StreamingSweep, Kokkos::Cuda> {
                   Op const& op, int steps, Plan const& p,
                   LoopHooks const& hooks) {
     native_cuda::streaming_sweep::run(space, grid, op, steps, p, hooks);
+  }
+  /// Multi-field stencils on a State, every rank and boundary: the
+  /// overlapped-tile kernel of fields/ one step per launch.
+  static constexpr bool runs_fields = true;
+  template <class T, class Op>
+  static void plan_fields(Plan& p, StreamingSweep const& policy) {
+    native_cuda::fields::expect_plain_loads("StreamingSweep", policy.prefetch,
+                                            policy.bulk_copy.value_or(false));
+    native_cuda::fields::plan<T, Op>(p, "StreamingSweep",
+                                     PolicyKind::streaming_sweep, 1);
+  }
+  template <class T, int Rank, class MemorySpace, class Op>
+  static void run_fields(Kokkos::Cuda const& space,
+                         State<T, Rank, MemorySpace>& state, Op const& op,
+                         int steps, Plan const& p, LoopHooks const& hooks) {
+    native_cuda::fields::run_sweep(space, state, op, steps, p, hooks);
   }
   /// Timed by Auto{.tune = true} only.
   template <class T, class Op>
