@@ -110,51 +110,17 @@ void plan_fields_with(Plan& p, Policy const& policy) {
   }
 }
 
-/// Auto for a multi-field stencil. Where a native temporal-blocking kernel
-/// reads several fields (rank 1 and 2, fixed boundaries, a tile that fits)
-/// it takes that at the plan's default depth: the kernel keeps every
-/// field's levels on chip for `depth` steps, so DRAM traffic drops by about
-/// the depth (docs/decisions/auto-fields.md). Everywhere else it takes
-/// Naive, which moves each field's bytes once per step; SpatialBlocking adds
-/// scratch copies the caches already save. The reason says which and, where
-/// temporal blocking was declined, what declined it.
-template <class ExecSpace, class T, class Op>
+/// Auto for a multi-field stencil: Naive, saying why.
+template <class ExecSpace>
 void choose_fields_automatically(Plan& p) {
-  std::string declined;
-  if constexpr (runs_fields<TemporalBlocking, ExecSpace>()) {
-    if (p.rank <= 2) {
-      Plan candidate = p;
-      try {
-        Mechanism<TemporalBlocking, ExecSpace>::template plan_fields<T, Op>(
-            candidate, TemporalBlocking{.prefetch = 0});
-        candidate.chosen_by_auto = true;
-        candidate.reason = concat(
-            "native temporal blocking of several fields keeps every "
-            "field's levels on chip for ",
-            candidate.depth,
-            " steps per launch, so each field's bytes cross DRAM about once "
-            "per ",
-            candidate.depth,
-            " steps instead of every step (docs/decisions/auto-fields.md)");
-        p = std::move(candidate);
-        return;
-      } catch (unsupported const& e) {
-        declined = concat("; native temporal blocking declined: ", e.what());
-      }
-    } else {
-      declined =
-          "; native temporal blocking of several fields runs rank 1 and 2 "
-          "only";
-    }
-  }
   p.backend = Backend::portable;
   p.policy = PolicyKind::naive;
   p.chosen_by_auto = true;
-  p.reason = concat(
-      "multi-field stencils take the portable Naive here: it moves each "
-      "field's bytes once per step, SpatialBlocking adds scratch copies the "
-      "caches already save",
-      declined);
+  p.reason =
+      "multi-field stencils run on the portable Naive and SpatialBlocking "
+      "in this build (no native kernel reads several fields yet); Naive "
+      "moves each field's bytes once per step, SpatialBlocking adds scratch "
+      "copies the caches already save";
 }
 
 template <PolicyKinds Kinds, class ExecSpace, class T, int Rank,
@@ -181,8 +147,7 @@ void run_fields_plan(ExecSpace const& space, State<T, Rank, MemorySpace>& state,
 }  // namespace detail
 
 /// The plan of a multi-field stencil `op` on `state`: which policy runs it
-/// and how. Auto takes native temporal blocking where it runs, else Naive,
-/// and says why; a policy that cannot run several
+/// and how. Auto takes Naive and says why; a policy that cannot run several
 /// fields is refused with stencil::unsupported.
 template <class ExecSpace, class T, int Rank, class MemorySpace, class Op,
           class Policy>
@@ -209,7 +174,7 @@ plan(ExecSpace const& space, State<T, Rank, MemorySpace> const& state,
     STENCIL_EXPECT_SUPPORTED(!detail::tuning_requested(policy),
                              "Auto{.tune = true} does not time multi-field "
                              "stencils yet; use Auto{} or a policy");
-    detail::choose_fields_automatically<ExecSpace, T, Op>(p);
+    detail::choose_fields_automatically<ExecSpace>(p);
   } else {
     detail::plan_fields_with<ExecSpace, T, Op>(p, policy);
   }
