@@ -15,7 +15,8 @@
 // A written field keeps max(2, levels) slots in shared memory: with one
 // level the new one goes to a second slot, with more it overwrites the
 // oldest in place (an earlier level is read at its own cell only, by the
-// thread that writes that cell). A coefficient keeps one slot.
+// thread that writes that cell). A coefficient keeps one slot. Each slot
+// stands for one of the field's buffers and keeps that buffer's halo.
 #pragma once
 
 #include <stencil/detail/fields/accessor.hpp>
@@ -159,10 +160,11 @@ __global__ void __launch_bounds__(threads_per_block)
 
   // The current level of every field over the whole tile that lies in the
   // padded array; earlier levels where the first step reads them (its own
-  // cells, so never where another block writes). The halo is never
-  // computed, and every level of a written field reads it: its (fixed)
-  // values go to every slot, or a later step would read a slot's halo that
-  // nothing wrote.
+  // cells, so never where another block writes) and in the halo. The halo
+  // is never computed, and each slot keeps the halo of the buffer it stands
+  // for: a leapfrog's two buffers may hold different fixed halos, and the
+  // level that is n-1 at a step reads its own. A field of one level keeps
+  // a second slot (the next buffer) that takes level 0's halo.
   Box const padded = region(0, p.layout.halo);
   Box const first = region(radius, 0);
   auto in_halo = [&](int x, int y, int z) {
@@ -174,6 +176,14 @@ __global__ void __launch_bounds__(threads_per_block)
     }
     return outside;
   };
+  auto in_first = [&](int x, int y, int z) {
+    int const c[3] = {x, y, z};
+    bool inside = true;
+    for (int a = 0; a < 3; ++a) {
+      inside = inside && c[a] >= first.lo[a] && c[a] < first.hi[a];
+    }
+    return inside;
+  };
   for_each_field<Fields>([&](auto field) {
     constexpr int f = decltype(field)::value;
     constexpr int base = slot_base<Fields>(f);
@@ -183,12 +193,14 @@ __global__ void __launch_bounds__(threads_per_block)
     for (int k = 0; k < levels; ++k) {
       T* const slot = shared + (base + slot_of<count>(0, k)) * cells;
       T const* const from = p.in[f][k];
-      for_box(k == 0 ? padded : first, [&](int x, int y, int z) {
+      for_box(padded, [&](int x, int y, int z) {
+        bool const halo = in_halo(x, y, z);
+        if (k > 0 && !halo && !in_first(x, y, z)) return;
         int const at = (z * p.ly + y) * p.lx + x;
         T const value = from[global_offset(x, y, z)];
         slot[at] = value;
-        if constexpr (count > 1) {
-          if (k == 0 && in_halo(x, y, z)) {
+        if constexpr (count > levels) {
+          if (k == 0 && halo) {
             // Level 0 lies in slot 0 at step 0 (slot_of(0, 0)).
 #pragma unroll
             for (int other = 1; other < count; ++other) {

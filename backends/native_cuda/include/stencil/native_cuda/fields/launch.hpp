@@ -267,7 +267,7 @@ void run_sweep(Kokkos::Cuda const& space, State<T, Rank, MemorySpace>& state,
 /// TemporalBlocking: `depth` steps per launch. A block reads the halo
 /// (rim) of its tile, which other blocks write, so every level of a written
 /// field goes to a second set of buffers, which then trade places with the
-/// state's (their halos, copied once from the current level, hold the
+/// state's (their halos, copied once from the state's levels, hold the
 /// same fixed values).
 template <class T, int Rank, class MemorySpace, class Op>
 void run_temporal(Kokkos::Cuda const& space, State<T, Rank, MemorySpace>& state,
@@ -288,7 +288,7 @@ void run_temporal(Kokkos::Cuda const& space, State<T, Rank, MemorySpace>& state,
         View v(Kokkos::view_alloc(Kokkos::WithoutInitializing,
                                   state.label() + ":temporal:" + state.name(f)),
                state.current(f).layout());
-        Kokkos::deep_copy(space, v, state.current(f));
+        Kokkos::deep_copy(space, v, state.level(f, -k));
         second[f].push_back(v);
       }
     }
@@ -302,20 +302,44 @@ void run_temporal(Kokkos::Cuda const& space, State<T, Rank, MemorySpace>& state,
             "); use StreamingSweep, Naive or SpatialBlocking"),
         bytes, stencil::detail::available_bytes<MemorySpace>());
   }
+  // Halos are fixed, but the L buffers of a field of L levels may hold
+  // different ones, and they rotate: after s steps, level -k lies in the
+  // buffer that was level -((k - s) mod L) at the start, and has its halo.
+  // halo_of[f][j] is which of those halos second[f][j] holds; each launch
+  // writes level -k into the second buffer with the halo level -k must
+  // have after it, and the state's buffer it replaces keeps its own.
+  auto const wrap = [](int i, int L) { return ((i % L) + L) % L; };
+  std::vector<std::vector<int>> halo_of(Fields::count);
+  for (int f = 0; f < Fields::count; ++f) {
+    for (int j = 0; j < static_cast<int>(second[f].size()); ++j) {
+      halo_of[f].push_back(j);
+    }
+  }
+  int done = 0;
   auto const run_block = [&](int block) {
     Params<T, Op> params;
     params.write_levels = Fields::most_levels;
+    std::vector<std::vector<int>> chosen(Fields::count);
     for (int f = 0; f < Fields::count; ++f) {
-      for (int k = 0; k < static_cast<int>(second[f].size()); ++k) {
-        params.out[f][k] = second[f][k].data();
+      int const L = static_cast<int>(second[f].size());
+      for (int k = 0; k < L; ++k) {
+        int const wanted = wrap(k - done - block, L);
+        int j = 0;
+        while (halo_of[f][j] != wanted) ++j;
+        chosen[f].push_back(j);
+        params.out[f][k] = second[f][j].data();
       }
     }
     launch(space, state, op, p, block, params);
     for (int f = 0; f < Fields::count; ++f) {
-      for (int k = 0; k < static_cast<int>(second[f].size()); ++k) {
-        stencil::detail::StateBuffers::exchange(state, f, -k, second[f][k]);
+      int const L = static_cast<int>(second[f].size());
+      for (int k = 0; k < L; ++k) {
+        int const j = chosen[f][k];
+        stencil::detail::StateBuffers::exchange(state, f, -k, second[f][j]);
+        halo_of[f][j] = wrap(k - done, L);
       }
     }
+    done += block;
     state.advance_time(block);
   };
   stencil::detail::state_time_loop(
