@@ -169,11 +169,6 @@ std::string solver_refusal(P const& policy) {
       return "TemporalBlocking of several fields runs rank 1 and 2 "
              "(native device tiling of several fields is not built yet)";
     }
-    if constexpr (std::is_same_v<P, stencil::TemporalBlocking> &&
-                  Op::fields::most_levels > 1) {
-      return "TemporalBlocking of several fields runs fields read at one "
-             "time level (a leapfrog runs StreamingSweep natively)";
-    }
     return "";
   } else {
     (void)policy;

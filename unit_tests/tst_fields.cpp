@@ -39,19 +39,17 @@ using stencil_test::fields::tolerance;
 
 /// The policies a multi-field run of a rank-`rank` state is checked with on
 /// this space; on a native space, the native sweep, and temporal blocking
-/// where it runs (rank 1 and 2, every side `fixed`, every
-/// field read at one time level: `one_level`) at a depth that does
+/// where it runs (rank 1 and 2, every side `fixed`) at a depth that does
 /// not divide the tests' step counts and at the plan's default.
 template <class Space, class F>
-void for_each_fields_policy(int rank, bool fixed, F&& f,
-                            bool one_level = true) {
+void for_each_fields_policy(int rank, bool fixed, F&& f) {
   f(stencil::Naive{}, "Naive");
   f(stencil::SpatialBlocking{{.x = 8, .y = 4, .z = 3}}, "SpatialBlocking");
   f(stencil::SpatialBlocking{}, "SpatialBlocking default tile");
   f(stencil::Auto{}, "Auto");
   if constexpr (stencil::native_available_v<Space>) {
     f(stencil::StreamingSweep{}, "StreamingSweep (native)");
-    if (rank <= 2 && fixed && one_level) {
+    if (rank <= 2 && fixed) {
       f(stencil::TemporalBlocking{.depth = 3}, "TemporalBlocking depth 3");
       f(stencil::TemporalBlocking{}, "TemporalBlocking default depth");
     }
@@ -81,8 +79,7 @@ void check_wave(std::array<int, Rank> extents, int halo, Boundary boundary,
   using Op = stencil::suite::Wave<Rank, R>;
   bool const fixed = boundary == Boundary::fixed;
   for_each_fields_policy<Space>(
-      Rank, fixed,
-      [&](auto policy, char const* name) {
+      Rank, fixed, [&](auto policy, char const* name) {
         std::string const what =
             std::string(Op::name) + " " + name + " " +
             (boundary == Boundary::periodic ? "periodic" : "fixed") + " halo " +
@@ -119,8 +116,7 @@ void check_wave(std::array<int, Rank> extents, int halo, Boundary boundary,
         }
         EXPECT_EQ(s.buffers(0), 2) << "leapfrog keeps two buffers";
         EXPECT_DOUBLE_EQ(s.time(), steps * 1.0);
-      },
-      /*one_level=*/false);
+      });
 }
 
 TYPED_TEST(Fields, LeapfrogWaveMatchesTheReference) {
@@ -482,17 +478,6 @@ TYPED_TEST(Fields, MisuseIsRefusedWithWhatWouldBeValid) {
                               stencil::TemporalBlocking{});
         },
         {"fixed boundaries only", "StreamingSweep"});
-    // A leapfrog's two levels may hold different fixed halos, which the
-    // native temporal blocking does not keep apart: refused, naming what
-    // runs it.
-    stencil::State<double, 2, Mem> leapfrog(
-        "w", {9, 9}, stencil::field_specs<Wave>({"u"}), {.halo = 2});
-    expect_error(
-        [&] {
-          (void)stencil::plan(Space{}, leapfrog, Wave{},
-                              stencil::TemporalBlocking{});
-        },
-        {"reads a field at 2 levels", "StreamingSweep"});
     using Op3 = stencil::suite::HeatVarCoef<3>;
     stencil::State<double, 3, Mem> cube("c", {5, 5, 5},
                                         stencil::field_specs<Op3>({"u", "k"}));

@@ -105,14 +105,14 @@ void plan_fields_with(Plan& p, Policy const& policy) {
                " does not run multi-field stencils on ", p.execution_space,
                " in this build (its kernels read one field); Naive and "
                "SpatialBlocking run them on every space, StreamingSweep and "
-               "TemporalBlocking (rank 1 and 2, fields read at one time level) "
+               "TemporalBlocking (rank 1 and 2) "
                "natively on CUDA, and Auto chooses among those that do"));
   }
 }
 
 /// Auto for a multi-field stencil: Naive, saying why. The native kernels
-/// of several fields (StreamingSweep, and TemporalBlocking of fields read at
-/// one level) run when asked, but a default needs perf_tests numbers, which
+/// of several fields (StreamingSweep, and TemporalBlocking in rank 1 and 2)
+/// run when asked, but a default needs perf_tests numbers, which
 /// they do not have yet.
 template <class ExecSpace>
 void choose_fields_automatically(Plan& p) {

@@ -139,16 +139,6 @@ void plan(Plan& p, std::string_view policy_name, PolicyKind kind,
         " of several fields runs rank 1 and 2 (overlapped tiles in shared "
         "memory); a rank-3 state runs StreamingSweep (one launch per step), "
         "Naive or SpatialBlocking");
-    // A leapfrog's two buffers may hold different fixed halos, and each
-    // step's level n-1 must read its own; this kernel gives every slot
-    // level n's halo, which a GPU test showed wrong for such fields.
-    STENCIL_EXPECT_SUPPORTED(
-        Op::fields::most_levels == 1, policy_name,
-        " of several fields runs stencils that read each field at one time "
-        "level; this one reads a field at ",
-        Op::fields::most_levels,
-        " levels (a leapfrog), which runs StreamingSweep natively (one "
-        "launch per step), Naive or SpatialBlocking");
     expect_native_policy_applies(device, policy_name, p.sides, p.rank,
                                  requested_depth);
   }
