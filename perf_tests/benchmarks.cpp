@@ -44,9 +44,40 @@ constexpr int kQuickRepetitions = 3;
 // ---------------------------------------------------------------------------
 // Selection: which stencils run at which size.
 
-template <class Entry>
-Size size_for(Entry const& e, Options const& o) {
-  constexpr int rank = Entry::op_type::rank;
+/// What the selection needs of a stencil_table() entry, without its
+/// operator type. The table is read in one short generic pass and the rest
+/// of the selection is plain code compiled once: nvcc's front end spent
+/// minutes on per-stencil copies of the selection's lambdas, the longest
+/// step of a CUDA build of the benchmarks.
+struct EntryInfo {
+  std::string name;
+  int rank = 0;
+  int radius = 0;
+  bool solver = false;
+  std::vector<int> domain;
+  int sustained_steps = 0;
+  int paper_depth = 0;
+  std::vector<int> larger;
+};
+
+std::vector<EntryInfo> const& entry_infos() {
+  static std::vector<EntryInfo> const infos = [] {
+    std::vector<EntryInfo> v;
+    for_each_entry(stencil_table(), [&v](auto const& e) {
+      using Op = typename std::decay_t<decltype(e)>::op_type;
+      v.push_back({Op::name, Op::rank, radius_of<Op>(),
+                   stencil::MultiFieldOperator<Op>,
+                   std::vector<int>(e.domain.begin(), e.domain.end()),
+                   e.sustained_steps, e.paper_depth,
+                   std::vector<int>(e.larger.begin(), e.larger.end())});
+    });
+    return v;
+  }();
+  return infos;
+}
+
+Size size_for(EntryInfo const& e, Options const& o) {
+  int const rank = e.rank;
   Size s;
   s.applies = true;
   if (o.size.empty()) {
@@ -352,30 +383,27 @@ class TableReporter final : public benchmark::BenchmarkReporter {
   int not_applicable_ = 0;
 };
 
-template <std::size_t... I>
-int register_selected(Options const& o, Ceilings const& ceilings,
-                      std::index_sequence<I...>) {
-  auto const table = stencil_table();
+int register_selected(Options const& o, Ceilings const& ceilings) {
   int count = 0;
-  auto const one = [&](auto const& e, auto index) {
-    using Op = typename std::decay_t<decltype(e)>::op_type;
-    if (!contains(o.stencils, Op::name)) return;
+  auto const& infos = entry_infos();
+  for (std::size_t index = 0; index < infos.size(); ++index) {
+    EntryInfo const& e = infos[index];
+    if (!contains(o.stencils, e.name)) continue;
     Size const size = size_for(e, o);
-    if (!size.applies) return;
+    if (!size.applies) continue;
     auto const compiled = compiled_stencil_cases().find(index);
     if (compiled == compiled_stencil_cases().end()) {
       // Named on the command line but not compiled: say so, and fail.
       if (!o.stencils.empty()) {
         failure_list().push_back(
-            std::string(Op::name) +
+            e.name +
             ": not compiled in this build (configure with "
             "STENCIL_PERF_ENTRIES empty to compile every stencil)");
       }
-      return;
+      continue;
     }
     count += compiled->second(o, size, ceilings);
-  };
-  (one(std::get<I>(table), std::integral_constant<std::size_t, I>{}), ...);
+  }
   return count;
 }
 
@@ -402,15 +430,12 @@ void check_selection(Options& o) {
   std::vector<std::string> names;
   std::vector<std::pair<std::string, std::vector<std::string>>> groups{
       {"all", {}}, {"1d", {}}, {"2d", {}}, {"3d", {}}, {"solvers", {}}};
-  for_each_entry(stencil_table(), [&](auto const& e) {
-    using Op = typename std::decay_t<decltype(e)>::op_type;
-    names.push_back(Op::name);
-    groups[0].second.push_back(Op::name);
-    groups[Op::rank].second.push_back(Op::name);
-    if constexpr (stencil::MultiFieldOperator<Op>) {
-      groups[4].second.push_back(Op::name);
-    }
-  });
+  for (EntryInfo const& e : entry_infos()) {
+    names.push_back(e.name);
+    groups[0].second.push_back(e.name);
+    groups[e.rank].second.push_back(e.name);
+    if (e.solver) groups[4].second.push_back(e.name);
+  }
   // Stencils named one by one must fit the size; those a group or the
   // default selected drop out when the size is of another rank.
   std::vector<std::string> named;
@@ -457,43 +482,43 @@ void check_selection(Options& o) {
 
   std::vector<std::string> kept;
   std::string why_none;
-  for_each_entry(stencil_table(), [&](auto const& e) {
-    using Op = typename std::decay_t<decltype(e)>::op_type;
-    if (!contains(o.stencils, Op::name)) return;
+  for (EntryInfo const& e : entry_infos()) {
+    std::string const& name = e.name;
+    if (!contains(o.stencils, name)) continue;
     Size const s = size_for(e, o);
     if (!s.applies) {
       std::string const why =
           o.size == "paper"
-              ? std::string("--size=paper: ") + Op::name +
+              ? std::string("--size=paper: ") + name +
                     " has no paper size (no published temporal depth)"
           : o.size == "larger"
-              ? std::string("--size=larger: ") + Op::name +
+              ? std::string("--size=larger: ") + name +
                     " has no larger domain (2D and 3D stencils only)"
               : "--size=" + o.size + " has " +
-                    std::to_string(o.extents.size()) + " extents but " +
-                    Op::name + " is rank " + std::to_string(Op::rank) +
-                    "; give " + std::to_string(Op::rank) +
+                    std::to_string(o.extents.size()) + " extents but " + name +
+                    " is rank " + std::to_string(e.rank) + "; give " +
+                    std::to_string(e.rank) +
                     " extents (slowest first) or one number";
-      if (std::find(named.begin(), named.end(), Op::name) != named.end()) {
+      if (std::find(named.begin(), named.end(), name) != named.end()) {
         throw UsageError(why);
       }
       why_none = why;
-      return;
+      continue;
     }
-    constexpr int radius = radius_of<Op>();
+    int const radius = e.radius;
     int const width = 2 * radius + 1;
     for (std::size_t d = 0; d < s.extents.size(); ++d) {
       if (s.extents[d] < width) {
         throw UsageError(
-            "size " + join_extents(s.extents) + " is too small for " +
-            Op::name + " (radius " + std::to_string(radius) + "): extent " +
+            "size " + join_extents(s.extents) + " is too small for " + name +
+            " (radius " + std::to_string(radius) + "): extent " +
             std::to_string(d) + " is " + std::to_string(s.extents[d]) +
             " cells; every extent must be at least 2*radius+1 = " +
             std::to_string(width));
       }
     }
-    kept.push_back(Op::name);
-  });
+    kept.push_back(name);
+  }
   if (kept.empty()) {
     throw UsageError(why_none.empty()
                          ? "no stencil selected; see --help"
@@ -506,8 +531,7 @@ void check_selection(Options& o) {
 }
 
 int register_benchmarks(Options const& o, Ceilings const& ceilings) {
-  return register_selected(o, ceilings,
-                           std::make_index_sequence<stencil_count>{});
+  return register_selected(o, ceilings);
 }
 
 std::vector<std::string> const& failures() { return failure_list(); }
