@@ -39,17 +39,18 @@ using stencil_test::fields::tolerance;
 
 /// The policies a multi-field run of a rank-`rank` state is checked with on
 /// this space; on a native space, the native sweep, and temporal blocking
-/// where it runs (rank 1 and 2, every side `fixed`) at a depth that does
-/// not divide the tests' step counts and at the plan's default.
+/// where it runs (rank 1 and 2, `boundary` fixed or periodic) at a depth
+/// that does not divide the tests' step counts and at the plan's default.
 template <class Space, class F>
-void for_each_fields_policy(int rank, bool fixed, F&& f) {
+void for_each_fields_policy(int rank, Boundary boundary, F&& f) {
   f(stencil::Naive{}, "Naive");
   f(stencil::SpatialBlocking{{.x = 8, .y = 4, .z = 3}}, "SpatialBlocking");
   f(stencil::SpatialBlocking{}, "SpatialBlocking default tile");
   f(stencil::Auto{}, "Auto");
   if constexpr (stencil::native_available_v<Space>) {
     f(stencil::StreamingSweep{}, "StreamingSweep (native)");
-    if (rank <= 2 && fixed) {
+    if (rank <= 2 &&
+        (boundary == Boundary::fixed || boundary == Boundary::periodic)) {
       f(stencil::TemporalBlocking{.depth = 3}, "TemporalBlocking depth 3");
       f(stencil::TemporalBlocking{}, "TemporalBlocking default depth");
     }
@@ -77,9 +78,8 @@ template <class Space, class T, int Rank, int R>
 void check_wave(std::array<int, Rank> extents, int halo, Boundary boundary,
                 int steps) {
   using Op = stencil::suite::Wave<Rank, R>;
-  bool const fixed = boundary == Boundary::fixed;
   for_each_fields_policy<Space>(
-      Rank, fixed, [&](auto policy, char const* name) {
+      Rank, boundary, [&](auto policy, char const* name) {
         std::string const what =
             std::string(Op::name) + " " + name + " " +
             (boundary == Boundary::periodic ? "periodic" : "fixed") + " halo " +
@@ -140,9 +140,8 @@ template <class Space, class T, int Rank>
 void check_heat_varcoef(std::array<int, Rank> extents, int halo,
                         Boundary boundary, int steps) {
   using Op = stencil::suite::HeatVarCoef<Rank>;
-  bool const fixed = boundary == Boundary::fixed;
   for_each_fields_policy<Space>(
-      Rank, fixed, [&](auto policy, char const* name) {
+      Rank, boundary, [&](auto policy, char const* name) {
         std::string const what =
             std::string(Op::name) + " " + name + " steps " +
             std::to_string(steps) +
@@ -187,6 +186,7 @@ TYPED_TEST(Fields, VariableCoefficientHeatMatchesTheReference) {
   check_heat_varcoef<Space, double, 3>({5, 9, 7}, 1, Boundary::periodic, 6);
   check_heat_varcoef<Space, float, 3>({7, 5, 11}, 2, Boundary::fixed, 3);
   check_heat_varcoef<Space, float, 2>({133, 257}, 1, Boundary::fixed, 10);
+  check_heat_varcoef<Space, double, 2>({129, 263}, 2, Boundary::periodic, 9);
 }
 
 // ------------------------------------------------- two coupled species
@@ -195,38 +195,39 @@ template <class Space, class T, class Op, class Reaction>
 void check_two_species(Op const& op, std::array<int, 2> extents, int halo,
                        Boundary boundary, int steps, Reaction reaction,
                        double diffusion_u, double diffusion_v) {
-  bool const fixed = boundary == Boundary::fixed;
-  for_each_fields_policy<Space>(2, fixed, [&](auto policy, char const* name) {
-    std::string const what = std::string(Op::name) + " " + name + " steps " +
-                             std::to_string(steps) +
-                             (std::is_same_v<T, float> ? " float" : " double");
-    stencil::State<T, 2, typename Space::memory_space> s(
-        "species", extents, stencil::field_specs<Op>({"u", "v"}),
-        {.halo = halo, .boundary = boundary});
-    fill_pattern(s, 0, 5, 0.2, 1.0);
-    fill_pattern(s, 1, 6, 0.0, 0.5);
-    HostField u = to_host(s, 0), v = to_host(s, 1);
-    auto const w = stencil_test::fields::second_difference(1);
-    for (int n = 0; n < steps; ++n) {
-      if (boundary == Boundary::periodic) {
-        stencil_test::fields::wrap_halo(u);
-        stencil_test::fields::wrap_halo(v);
-      }
-      HostField un = u, vn = v;
-      stencil_test::fields::for_interior(u, [&](int z, int y, int x) {
-        double const lu = stencil_test::fields::laplacian(u, z, y, x, w);
-        double const lv = stencil_test::fields::laplacian(v, z, y, x, w);
-        auto const [du, dv] = reaction(u(z, y, x), v(z, y, x));
-        un(z, y, x) = u(z, y, x) + diffusion_u * lu + du;
-        vn(z, y, x) = v(z, y, x) + diffusion_v * lv + dv;
+  for_each_fields_policy<Space>(
+      2, boundary, [&](auto policy, char const* name) {
+        std::string const what =
+            std::string(Op::name) + " " + name + " steps " +
+            std::to_string(steps) +
+            (std::is_same_v<T, float> ? " float" : " double");
+        stencil::State<T, 2, typename Space::memory_space> s(
+            "species", extents, stencil::field_specs<Op>({"u", "v"}),
+            {.halo = halo, .boundary = boundary});
+        fill_pattern(s, 0, 5, 0.2, 1.0);
+        fill_pattern(s, 1, 6, 0.0, 0.5);
+        HostField u = to_host(s, 0), v = to_host(s, 1);
+        auto const w = stencil_test::fields::second_difference(1);
+        for (int n = 0; n < steps; ++n) {
+          if (boundary == Boundary::periodic) {
+            stencil_test::fields::wrap_halo(u);
+            stencil_test::fields::wrap_halo(v);
+          }
+          HostField un = u, vn = v;
+          stencil_test::fields::for_interior(u, [&](int z, int y, int x) {
+            double const lu = stencil_test::fields::laplacian(u, z, y, x, w);
+            double const lv = stencil_test::fields::laplacian(v, z, y, x, w);
+            auto const [du, dv] = reaction(u(z, y, x), v(z, y, x));
+            un(z, y, x) = u(z, y, x) + diffusion_u * lu + du;
+            vn(z, y, x) = v(z, y, x) + diffusion_v * lv + dv;
+          });
+          u = un;
+          v = vn;
+        }
+        if (!run<Space>(s, op, steps, policy, what)) return;
+        expect_field(s, 0, u, what);
+        expect_field(s, 1, v, what);
       });
-      u = un;
-      v = vn;
-    }
-    if (!run<Space>(s, op, steps, policy, what)) return;
-    expect_field(s, 0, u, what);
-    expect_field(s, 1, v, what);
-  });
 }
 
 TYPED_TEST(Fields, GrayScottMatchesTheReference) {
@@ -244,6 +245,9 @@ TYPED_TEST(Fields, GrayScottMatchesTheReference) {
                                    0.16, 0.08);
   check_two_species<Space, double>(op, {141, 259}, 1, Boundary::fixed, 8,
                                    reaction, 0.16, 0.08);
+  // Several tiles wrapping around both axes under temporal blocking.
+  check_two_species<Space, float>(op, {133, 261}, 1, Boundary::periodic, 7,
+                                  reaction, 0.16, 0.08);
 }
 
 TYPED_TEST(Fields, BrusselatorMatchesTheReference) {
@@ -280,37 +284,38 @@ TYPED_TEST(Fields, PositionAndTimeReachTheFunctor) {
   // Several tiles of the native kernels, and hooks every 2 steps, which cut
   // temporal blocking's blocks of 3.
   constexpr int ny = 37, nx = 301;
-  for_each_fields_policy<Space>(2, true, [&](auto policy, char const* name) {
-    stencil::State<double, 2, typename Space::memory_space> s(
-        "source", {ny, nx}, stencil::field_specs<Source>({"u"}),
-        {.halo = 0, .t0 = 2.0, .dt = 0.5});
-    int hooks = 0;
-    std::vector<double> hook_times;
-    stencil::iterate(Space{}, s, Source{}, 6, policy,
-                     stencil::every(2, [&](int step) {
-                       ++hooks;
-                       EXPECT_EQ(step, 2 * hooks) << name;
-                       hook_times.push_back(s.time());
-                     }));
-    Kokkos::fence();
-    EXPECT_EQ(hooks, 3) << name;
-    EXPECT_EQ(hook_times, (std::vector<double>{3.0, 4.0, 5.0})) << name;
-    EXPECT_DOUBLE_EQ(s.time(), 5.0) << name;
-    EXPECT_EQ(s.steps_done(), 6) << name;
-    HostField const u = to_host(s, 0);
-    // Steps at t = 2, 2.5, ..., 4.5: sum of (1 + t) = 6 + 19.5.
-    int wrong = 0;
-    for (int y = 0; y < ny; ++y)
-      for (int x = 0; x < nx; ++x) {
-        double const e = 0.5 * (y + 10.0 * x) * 25.5;
-        if (std::abs(u(0, y, x) - e) > 1e-12 * (1 + std::abs(e)) &&
-            wrong++ < 3) {
-          ADD_FAILURE() << name << ": cell (" << y << ", " << x << ") is "
-                        << u(0, y, x) << ", expected " << e;
-        }
-      }
-    EXPECT_EQ(wrong, 0) << name;
-  });
+  for_each_fields_policy<Space>(
+      2, Boundary::fixed, [&](auto policy, char const* name) {
+        stencil::State<double, 2, typename Space::memory_space> s(
+            "source", {ny, nx}, stencil::field_specs<Source>({"u"}),
+            {.halo = 0, .t0 = 2.0, .dt = 0.5});
+        int hooks = 0;
+        std::vector<double> hook_times;
+        stencil::iterate(Space{}, s, Source{}, 6, policy,
+                         stencil::every(2, [&](int step) {
+                           ++hooks;
+                           EXPECT_EQ(step, 2 * hooks) << name;
+                           hook_times.push_back(s.time());
+                         }));
+        Kokkos::fence();
+        EXPECT_EQ(hooks, 3) << name;
+        EXPECT_EQ(hook_times, (std::vector<double>{3.0, 4.0, 5.0})) << name;
+        EXPECT_DOUBLE_EQ(s.time(), 5.0) << name;
+        EXPECT_EQ(s.steps_done(), 6) << name;
+        HostField const u = to_host(s, 0);
+        // Steps at t = 2, 2.5, ..., 4.5: sum of (1 + t) = 6 + 19.5.
+        int wrong = 0;
+        for (int y = 0; y < ny; ++y)
+          for (int x = 0; x < nx; ++x) {
+            double const e = 0.5 * (y + 10.0 * x) * 25.5;
+            if (std::abs(u(0, y, x) - e) > 1e-12 * (1 + std::abs(e)) &&
+                wrong++ < 3) {
+              ADD_FAILURE() << name << ": cell (" << y << ", " << x << ") is "
+                            << u(0, y, x) << ", expected " << e;
+            }
+          }
+        EXPECT_EQ(wrong, 0) << name;
+      });
 }
 
 TYPED_TEST(Fields, WhatAHookThrowsLeavesIterateAsItWasThrown) {
@@ -469,15 +474,15 @@ TYPED_TEST(Fields, MisuseIsRefusedWithWhatWouldBeValid) {
                               stencil::TemporalBlocking{.depth = 400});
         },
         {"at depth 400", "depths 1 to"});
-    stencil::State<double, 2, Mem> periodic(
-        "p", {9, 9}, stencil::field_specs<Op>({"u", "k"}),
-        {.boundary = Boundary::periodic});
+    stencil::State<double, 2, Mem> neumann("n", {9, 9},
+                                           stencil::field_specs<Op>({"u", "k"}),
+                                           {.boundary = Boundary::neumann});
     expect_error(
         [&] {
-          (void)stencil::plan(Space{}, periodic, Op{},
+          (void)stencil::plan(Space{}, neumann, Op{},
                               stencil::TemporalBlocking{});
         },
-        {"fixed boundaries only", "StreamingSweep"});
+        {"fixed and periodic boundaries", "is neumann", "StreamingSweep"});
     using Op3 = stencil::suite::HeatVarCoef<3>;
     stencil::State<double, 3, Mem> cube("c", {5, 5, 5},
                                         stencil::field_specs<Op3>({"u", "k"}));

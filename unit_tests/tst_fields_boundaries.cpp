@@ -83,14 +83,22 @@ using stencil_test::fields::expect_field;
 using stencil_test::fields::fill_pattern;
 
 /// The policies that run every boundary; on a native space the native
-/// sweep too (temporal blocking runs fixed boundaries only: tst_fields).
-template <class Space, class F>
-void for_each_policy(F&& f) {
+/// sweep too, and temporal blocking where every side of `kinds` is fixed or
+/// periodic (rank 1 and 2), at a depth that divides no test's step count.
+template <class Space, int Rank, class F>
+void for_each_policy(Kinds<Rank> const& kinds, F&& f) {
   f(stencil::Naive{}, "Naive");
   f(stencil::SpatialBlocking{{.x = 5, .y = 3, .z = 2}}, "SpatialBlocking");
   f(stencil::Auto{}, "Auto");
   if constexpr (stencil::native_available_v<Space>) {
     f(stencil::StreamingSweep{}, "StreamingSweep (native)");
+    bool kept = Rank <= 2;
+    for (auto const& axis : kinds) {
+      for (Boundary b : axis) {
+        kept = kept && (b == Boundary::fixed || b == Boundary::periodic);
+      }
+    }
+    if (kept) f(stencil::TemporalBlocking{.depth = 4}, "TemporalBlocking");
   }
 }
 
@@ -112,45 +120,46 @@ void check_solver(Op const& op, std::array<int, Rank> extents, int halo,
                   std::vector<std::string> names, Fill&& fill,
                   Update&& update) {
   using Fields = typename Op::fields;
-  for_each_policy<Space>([&](auto policy, char const* policy_name) {
-    std::string const what =
-        describe<Rank>(Op::name, policy_name, kinds, std::is_same_v<T, float>);
-    stencil::State<T, Rank, typename Space::memory_space> s(
-        "s", extents, stencil::field_specs<Op>(names),
-        {.halo = halo, .t0 = 1.0, .dt = 0.5});
-    set_sides<Rank>(s, kinds);
-    fill(s);
-    // The reference: every field's current level (and n-1 where kept).
-    std::vector<HostField> now, before;
-    for (int f = 0; f < Fields::count; ++f) {
-      now.push_back(to_host(s, f, 0));
-      before.push_back(Fields::levels[f] > 1 ? to_host(s, f, -1) : now[f]);
-    }
-    HostSides const sides = host_sides<Rank>(kinds);
-    for (int f = 0; f < Fields::count; ++f) {
-      if (!Fields::written[f])
-        apply_sides(now[f], coefficient_sides(sides), 1.0);
-    }
-    double t = 1.0;
-    for (int n = 0; n < steps; ++n, t += 0.5) {
-      for (int f = 0; f < Fields::count; ++f) {
-        if (Fields::written[f]) apply_sides(now[f], sides, t);
-      }
-      std::vector<HostField> next = now;
-      for (int f = 0; f < Fields::count; ++f) {
-        if (Fields::levels[f] > 1) next[f] = before[f];  // n-1's buffer
-      }
-      stencil_test::fields::for_interior(now[0], [&](int z, int y, int x) {
-        update(now, before, next, z, y, x);
+  for_each_policy<Space, Rank>(
+      kinds, [&](auto policy, char const* policy_name) {
+        std::string const what = describe<Rank>(Op::name, policy_name, kinds,
+                                                std::is_same_v<T, float>);
+        stencil::State<T, Rank, typename Space::memory_space> s(
+            "s", extents, stencil::field_specs<Op>(names),
+            {.halo = halo, .t0 = 1.0, .dt = 0.5});
+        set_sides<Rank>(s, kinds);
+        fill(s);
+        // The reference: every field's current level (and n-1 where kept).
+        std::vector<HostField> now, before;
+        for (int f = 0; f < Fields::count; ++f) {
+          now.push_back(to_host(s, f, 0));
+          before.push_back(Fields::levels[f] > 1 ? to_host(s, f, -1) : now[f]);
+        }
+        HostSides const sides = host_sides<Rank>(kinds);
+        for (int f = 0; f < Fields::count; ++f) {
+          if (!Fields::written[f])
+            apply_sides(now[f], coefficient_sides(sides), 1.0);
+        }
+        double t = 1.0;
+        for (int n = 0; n < steps; ++n, t += 0.5) {
+          for (int f = 0; f < Fields::count; ++f) {
+            if (Fields::written[f]) apply_sides(now[f], sides, t);
+          }
+          std::vector<HostField> next = now;
+          for (int f = 0; f < Fields::count; ++f) {
+            if (Fields::levels[f] > 1) next[f] = before[f];  // n-1's buffer
+          }
+          stencil_test::fields::for_interior(now[0], [&](int z, int y, int x) {
+            update(now, before, next, z, y, x);
+          });
+          before = now;
+          now = next;
+        }
+        stencil::iterate(Space{}, s, op, steps, policy);
+        for (int f = 0; f < Fields::count; ++f) {
+          if (Fields::written[f]) expect_field(s, f, now[f], what);
+        }
       });
-      before = now;
-      now = next;
-    }
-    stencil::iterate(Space{}, s, op, steps, policy);
-    for (int f = 0; f < Fields::count; ++f) {
-      if (Fields::written[f]) expect_field(s, f, now[f], what);
-    }
-  });
 }
 
 constexpr Boundary fixed = Boundary::fixed, periodic = Boundary::periodic,
@@ -193,6 +202,12 @@ TYPED_TEST(FieldsBoundaries, HeatVarCoefUnderNeumannAndMixedSides) {
       Kinds<3>{
           {{neumann, dirichlet}, {periodic, periodic}, {reflecting, fixed}}},
       4);
+  // Fixed and periodic axes together, several native tiles: temporal
+  // blocking wraps one axis and keeps the other's halo.
+  run(0.0, std::array<int, 2>{67, 263},
+      Kinds<2>{{{fixed, fixed}, {periodic, periodic}}}, 9);
+  run(0.0f, std::array<int, 2>{131, 37},
+      Kinds<2>{{{periodic, periodic}, {fixed, fixed}}}, 6);
 }
 
 TYPED_TEST(FieldsBoundaries, LeapfrogWaveUnderMixedSides) {
@@ -227,6 +242,12 @@ TYPED_TEST(FieldsBoundaries, LeapfrogWaveUnderMixedSides) {
       Kinds<3>{
           {{neumann, reflecting}, {dirichlet, fixed}, {periodic, periodic}}},
       3, std::integral_constant<int, 1>{});
+  run(0.0, std::array<int, 2>{71, 259},
+      Kinds<2>{{{periodic, periodic}, {fixed, fixed}}}, 7,
+      std::integral_constant<int, 3>{});
+  run(0.0f, std::array<int, 2>{9, 13},
+      Kinds<2>{{{fixed, fixed}, {periodic, periodic}}}, 5,
+      std::integral_constant<int, 1>{});
 }
 
 TYPED_TEST(FieldsBoundaries, TwoSpeciesUnderReflectingAndMixedSides) {

@@ -10,7 +10,9 @@
 //
 // Depth 1 is the single-step sweep and runs any boundary (the time loop
 // refreshes the halo between launches); deeper launches need halos that do
-// not change between steps, which fixed boundaries are.
+// not change between steps, which fixed boundaries are, or no halo at all:
+// along a periodic axis a tile loads the wrapped cells of the other side
+// and recomputes them like any rim, so it never reads that axis's halo.
 //
 // A written field keeps max(2, levels) slots in shared memory: with one
 // level the new one goes to a second slot, with more it overwrites the
@@ -87,6 +89,10 @@ struct Params {
   /// The loaded tile (x, y, z; 1 along unused axes) and tiles per axis.
   int lx = 1, ly = 1, lz = 1;
   int tiles_x = 1, tiles_y = 1;
+  /// Axes (x, y, z) whose tiles wrap around the domain instead of reading
+  /// the halo; the sweep leaves them 0, since its halo is refreshed every
+  /// step.
+  bool wrap[3] = {false, false, false};
   double t0 = 0.0, dt = 1.0;
 };
 
@@ -137,11 +143,16 @@ __global__ void __launch_bounds__(threads_per_block)
     origin[a] = used ? tile_index[a] * (extent[a] - 2 * reach) - reach : 0;
   }
   // Tile cells [inset, extent - inset) that lie in the interior, grown by
-  // `grow` cells into the halo.
-  auto region = [&](int inset, int grow) {
+  // `grow` cells into the halo; along a wrapped axis every tile cell is an
+  // interior cell, unless `owned`: the cells of [0, n) only, which the
+  // block writes back.
+  auto region = [&](int inset, int grow, bool owned = false) {
     Box b;
     for (int a = 0; a < 3; ++a) {
-      if (a < rank) {
+      if (a < rank && p.wrap[a] && !owned) {
+        b.lo[a] = inset;
+        b.hi[a] = extent[a] - inset;
+      } else if (a < rank) {
         int const lo = -grow - origin[a];
         int const hi = n[a] + grow - origin[a];
         b.lo[a] = inset > lo ? inset : lo;
@@ -153,9 +164,16 @@ __global__ void __launch_bounds__(threads_per_block)
     }
     return b;
   };
+  // The domain coordinate of tile cell c along axis a, wrapped where the
+  // axis wraps (a tile may reach past more than one period of a small
+  // domain).
+  auto domain = [&](int a, int c) {
+    int const g = c + origin[a];
+    return p.wrap[a] ? ((g % n[a]) + n[a]) % n[a] : g;
+  };
   auto global_offset = [&](int x, int y, int z) {
-    return p.layout.template offset<std::int64_t>(z + origin[2], y + origin[1],
-                                                  x + origin[0]);
+    return p.layout.template offset<std::int64_t>(domain(2, z), domain(1, y),
+                                                  domain(0, x));
   };
 
   // The current level of every field over the whole tile that lies in the
@@ -172,7 +190,7 @@ __global__ void __launch_bounds__(threads_per_block)
     bool outside = false;
     for (int a = 0; a < rank; ++a) {
       int const g = c[a] + origin[a];
-      outside = outside || g < 0 || g >= n[a];
+      outside = outside || (!p.wrap[a] && (g < 0 || g >= n[a]));
     }
     return outside;
   };
@@ -233,9 +251,9 @@ __global__ void __launch_bounds__(threads_per_block)
     double const t = p.t0 + s * p.dt;
     for_box(region(radius * (s + 1), 0), [&](int x, int y, int z) {
       std::int64_t const at = (z * p.ly + y) * p.lx + x;
-      int const gx = x + origin[0];
-      int const gy = y + origin[1];
-      int const gz = z + origin[2];
+      int const gx = domain(0, x);
+      int const gy = rank >= 2 ? domain(1, y) : 0;
+      int const gz = rank == 3 ? domain(2, z) : 0;
       // Unused axes are 0, as the portable kernels give them.
       stencil::detail::store_fields(
           buffers, at,
@@ -247,7 +265,7 @@ __global__ void __launch_bounds__(threads_per_block)
   }
 
   // The valid centre: the new levels of every written field.
-  Box const valid = region(reach, 0);
+  Box const valid = region(reach, 0, /*owned=*/true);
   for_each_field<Fields>([&](auto field) {
     constexpr int f = decltype(field)::value;
     if constexpr (Fields::written[f]) {

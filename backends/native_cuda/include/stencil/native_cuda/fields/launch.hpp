@@ -2,7 +2,7 @@
 // Host side of the native multi-field kernel (fields/kernels.hpp): the tile
 // a block loads, the plan's checks, and the runs of the single-step sweep
 // (StreamingSweep, every rank and boundary) and of temporal blocking
-// (TemporalBlocking, rank 1 and 2, fixed boundaries).
+// (TemporalBlocking, rank 1 and 2, fixed and periodic boundaries).
 #pragma once
 
 #include <stencil/native_cuda/common/cuda_check.hpp>
@@ -139,8 +139,26 @@ void plan(Plan& p, std::string_view policy_name, PolicyKind kind,
         " of several fields runs rank 1 and 2 (overlapped tiles in shared "
         "memory); a rank-3 state runs StreamingSweep (one launch per step), "
         "Naive or SpatialBlocking");
-    expect_native_policy_applies(device, policy_name, p.sides, p.rank,
-                                 requested_depth);
+    // A fixed halo never changes, and a periodic axis is read wrapped
+    // (kernels.hpp); the other boundaries change the halo every step.
+    for (int a = 3 - p.rank; a < 3; ++a) {
+      for (int s = 0; s < 2; ++s) {
+        Boundary const b = p.sides[a][s];
+        STENCIL_EXPECT_SUPPORTED(
+            b == Boundary::fixed || b == Boundary::periodic, policy_name,
+            " of several fields runs fixed and periodic boundaries (it "
+            "advances several steps per launch, and a Neumann, reflecting or "
+            "Dirichlet halo changes every step); the ",
+            s == 0 ? "low" : "high", " side of axis ", a - (3 - p.rank), " (",
+            "zyx"[a], ") is ", stencil::detail::boundary_name(b),
+            " (boundary: ", stencil::detail::sides_text(p.sides, p.rank),
+            "); use StreamingSweep (one launch per step), Naive or "
+            "SpatialBlocking");
+      }
+    }
+    STENCIL_EXPECT(requested_depth >= 0, policy_name, ": depth is ",
+                   requested_depth,
+                   "; use 1 or more, or 0 to let the plan choose");
   }
   // The default depth: a rim of 8 cells (radius x depth) per side.
   int const depth = !temporal ? 1
@@ -309,6 +327,10 @@ void run_temporal(Kokkos::Cuda const& space, State<T, Rank, MemorySpace>& state,
   auto const run_block = [&](int block) {
     Params<T, Op> params;
     params.write_levels = Fields::most_levels;
+    for (int a = 0; a < Rank; ++a) {  // kernel axes run x, y, z
+      params.wrap[a] = state.boundaries().kind(Rank - 1 - a, Side::low) ==
+                       Boundary::periodic;
+    }
     std::vector<std::vector<int>> chosen(Fields::count);
     for (int f = 0; f < Fields::count; ++f) {
       int const L = static_cast<int>(second[f].size());
