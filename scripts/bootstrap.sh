@@ -57,7 +57,7 @@ arch=$(stencil_normalize_arch "$arch")
 # ---------------------------------------------------------------- packages
 
 DEB_PACKAGES=(cmake g++ make curl ca-certificates libgtest-dev googletest
-  libbenchmark-dev python3 python3-matplotlib)
+  libbenchmark-dev python3 python3-matplotlib libopenmpi-dev openmpi-bin)
 
 missing_debs() {
   local p status

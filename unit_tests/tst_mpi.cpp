@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: Apache-2.0
+// The distributed grid (stencil/mpi.hpp) under mpirun: every rank runs the
+// same cases, advances its block with ghost exchanges, and checks its own
+// cells bit for bit against a single-rank run of the whole grid that it
+// makes itself. Run on 1, 2 and 4 ranks (unit_tests/CMakeLists.txt).
+#include <stencil/mpi.hpp>
+#include <stencil/stencil.hpp>
+#include <stencil/suite.hpp>
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <Kokkos_Core.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+namespace {
+
+using stencil::Boundary;
+using Space = Kokkos::DefaultHostExecutionSpace;
+using Memory = Space::memory_space;
+
+int world_size() {
+  int n = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+
+/// A value of every global cell, halo included, that no two neighbours
+/// share.
+template <class T>
+T start_value(int i, int j = 0, int k = 0) {
+  return static_cast<T>(0.5 + 0.25 * std::sin(0.37 * i + 0.11 * j + 0.53 * k) +
+                        0.125 * std::cos(0.29 * j - 0.41 * k + 0.07 * i));
+}
+
+template <int Rank>
+std::string describe(char const* stencil, char const* policy,
+                     std::array<Boundary, Rank> const& b,
+                     std::array<int, Rank> const& ranks, int depth, int steps) {
+  std::string s = std::string(stencil) + " " + policy + " on " +
+                  std::to_string(world_size()) + " ranks (";
+  for (int a = 0; a < Rank; ++a) {
+    s += (a ? "x" : "") + std::to_string(ranks[a]);
+  }
+  s += ") depth " + std::to_string(depth) + " steps " + std::to_string(steps);
+  for (auto kind : b) s += " " + stencil::to_string(kind);
+  return s;
+}
+
+/// Runs `steps` steps of `Op` distributed and on one rank, and counts the
+/// cells of this rank that differ in any bit, summed over the ranks.
+template <class T, class Op, int Rank, class Policy>
+void check(std::array<int, Rank> extents, std::array<Boundary, Rank> b,
+           int depth, int steps, Policy policy, char const* policy_name,
+           std::array<int, Rank> ranks = {}) {
+  stencil::mpi::DistributedOptions<Rank> options;
+  options.radius = Op::radius;
+  options.halo = Op::radius;
+  options.depth = depth;
+  options.boundary = b;
+  options.ranks = ranks;
+  stencil::mpi::DistributedGrid<T, Rank, Memory> grid("d", MPI_COMM_WORLD,
+                                                      extents, options);
+  std::string const what = describe<Rank>(
+      Op::name, policy_name, b, grid.decomposition().dims(), depth, steps);
+  stencil::Grid<T, Rank, Memory> whole("whole", extents, {.halo = Op::radius});
+  for (int a = 0; a < Rank; ++a) {
+    whole.set_boundary(a, stencil::Side::both, b[a]);
+  }
+  if constexpr (Rank == 2) {
+    auto f = [](int i, int j) { return start_value<T>(i, j); };
+    grid.fill(f);
+    stencil::fill(whole, f);
+  } else {
+    auto f = [](int i, int j, int k) { return start_value<T>(i, j, k); };
+    grid.fill(f);
+    stencil::fill(whole, f);
+  }
+  auto const p = stencil::mpi::iterate(Space{}, grid, Op{}, steps, policy);
+  stencil::iterate(Space{}, whole, Op{}, steps, stencil::Naive{});
+  Space{}.fence();
+  EXPECT_EQ(p.depth, depth) << what;
+
+  auto const mine =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, grid.owned());
+  auto const all =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, whole.current());
+  auto const& d = grid.decomposition();
+  int const h = Op::radius;
+  long long bad = 0;
+  auto same = [](T x, T y) { return std::memcmp(&x, &y, sizeof(T)) == 0; };
+  if constexpr (Rank == 2) {
+    for (int i = 0; i < d.owned()[0]; ++i)
+      for (int j = 0; j < d.owned()[1]; ++j)
+        bad += !same(mine(i, j),
+                     all(h + d.offset()[0] + i, h + d.offset()[1] + j));
+  } else {
+    for (int i = 0; i < d.owned()[0]; ++i)
+      for (int j = 0; j < d.owned()[1]; ++j)
+        for (int k = 0; k < d.owned()[2]; ++k)
+          bad += !same(mine(i, j, k),
+                       all(h + d.offset()[0] + i, h + d.offset()[1] + j,
+                           h + d.offset()[2] + k));
+  }
+  long long total = 0;
+  MPI_Allreduce(&bad, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(total, 0) << what << ": cells that differ from one rank's run";
+  EXPECT_DOUBLE_EQ(grid.time(), whole.time()) << what;
+}
+
+template <class T, class Op, int Rank>
+void check_policies(std::array<int, Rank> extents, std::array<Boundary, Rank> b,
+                    int depth, int steps, std::array<int, Rank> ranks = {}) {
+  check<T, Op, Rank>(extents, b, depth, steps, stencil::Naive{}, "Naive",
+                     ranks);
+  check<T, Op, Rank>(extents, b, depth, steps,
+                     stencil::SpatialBlocking{{.x = 8, .y = 4, .z = 3}},
+                     "SpatialBlocking", ranks);
+  check<T, Op, Rank>(extents, b, depth, steps, stencil::Auto{}, "Auto", ranks);
+}
+
+constexpr Boundary fixed = Boundary::fixed, periodic = Boundary::periodic,
+                   neumann = Boundary::neumann,
+                   reflecting = Boundary::reflecting;
+
+TEST(Distributed, Star2dMatchesOneRankBitForBit) {
+  using Op = stencil::suite::J2d5pt;
+  using B = std::array<Boundary, 2>;
+  // Depths that do and do not divide the step count.
+  check_policies<double, Op, 2>({37, 29}, B{fixed, fixed}, 3, 7);
+  check_policies<float, Op, 2>({37, 29}, B{periodic, periodic}, 2, 8);
+  check_policies<double, Op, 2>({37, 29}, B{neumann, periodic}, 4, 9);
+  check_policies<float, Op, 2>({31, 33}, B{reflecting, fixed}, 1, 5);
+  // The ranks along one axis only, either way.
+  int const n = world_size();
+  check_policies<double, Op, 2>({41, 23}, B{periodic, fixed}, 3, 10, {n, 1});
+  check_policies<double, Op, 2>({23, 41}, B{fixed, periodic}, 3, 10, {1, n});
+}
+
+TEST(Distributed, BoxAndRadiusTwo2dMatchOneRankBitForBit) {
+  using B = std::array<Boundary, 2>;
+  // Boxes read the diagonal neighbours' cells.
+  check_policies<double, stencil::suite::J2d9ptGol, 2>(
+      {35, 27}, B{periodic, periodic}, 3, 7);
+  check_policies<float, stencil::suite::J2d25pt, 2>({39, 37}, B{fixed, neumann},
+                                                    2, 5);
+  check_policies<double, stencil::suite::J2d9pt, 2>({33, 35},
+                                                    B{periodic, fixed}, 2, 7);
+}
+
+TEST(Distributed, Rank3MatchesOneRankBitForBit) {
+  using B = std::array<Boundary, 3>;
+  check_policies<double, stencil::suite::J3d7pt, 3>(
+      {13, 11, 9}, B{fixed, periodic, neumann}, 2, 5);
+  check_policies<float, stencil::suite::J3d27pt, 3>(
+      {11, 13, 10}, B{periodic, periodic, periodic}, 3, 7);
+  int const n = world_size();
+  check_policies<double, stencil::suite::J3d27pt, 3>(
+      {17, 9, 8}, B{periodic, fixed, reflecting}, 2, 5, {n, 1, 1});
+}
+
+TEST(Distributed, PlanReportsTheDecompositionAndExchange) {
+  stencil::mpi::DistributedOptions<2> options;
+  options.depth = 3;
+  stencil::mpi::DistributedGrid<double, 2, Memory> grid("p", MPI_COMM_WORLD,
+                                                        {40, 30}, options);
+  auto const p = stencil::mpi::plan(Space{}, grid, stencil::suite::J2d5pt{},
+                                    stencil::Naive{});
+  auto const& d = grid.decomposition();
+  EXPECT_EQ(p.ranks[0] * p.ranks[1], world_size());
+  EXPECT_EQ(p.ghost_width, 3);
+  std::size_t bytes = 0;
+  for (int a = 0; a < 2; ++a) {
+    int const other = p.extents[1 - a];
+    for (int s = 0; s < 2; ++s) {
+      if (grid.ghost(a, s) > 0) bytes += 3 * other * sizeof(double);
+    }
+    EXPECT_EQ(p.extents[a], d.owned()[a] + grid.ghost(a, 0) + grid.ghost(a, 1));
+  }
+  EXPECT_EQ(p.bytes_per_exchange, bytes);
+  std::string const text = stencil::mpi::to_string(p);
+  EXPECT_NE(text.find("distributed over"), std::string::npos) << text;
+  EXPECT_NE(text.find("per 3 steps"), std::string::npos) << text;
+}
+
+TEST(Distributed, BadInputIsRefusedWithWhatWouldBeValid) {
+  auto expect_error = [](auto&& f, std::string const& part) {
+    try {
+      f();
+      ADD_FAILURE() << "no error; expected one containing '" << part << "'";
+    } catch (stencil::error const& e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
+          << e.what();
+    }
+  };
+  int const n = world_size();
+  expect_error(
+      [&] {
+        stencil::mpi::DistributedOptions<2> o;
+        o.ranks = {n + 1, 1};
+        stencil::mpi::DistributedGrid<double, 2, Memory> g("r", MPI_COMM_WORLD,
+                                                           {40, 40}, o);
+      },
+      "the communicator has");
+  expect_error(
+      [&] {
+        stencil::mpi::DistributedOptions<2> o;
+        o.halo = 1;
+        o.radius = 2;
+        stencil::mpi::DistributedGrid<double, 2, Memory> g("h", MPI_COMM_WORLD,
+                                                           {40, 40}, o);
+      },
+      "the halo must hold at least radius cells");
+  expect_error(
+      [&] {
+        stencil::mpi::DistributedOptions<2> o;
+        stencil::mpi::DistributedGrid<double, 2, Memory> g("s", MPI_COMM_WORLD,
+                                                           {40, 40}, o);
+        (void)stencil::mpi::plan(Space{}, g, stencil::suite::J2d9pt{});
+      },
+      "make it with radius 2");
+  if (n > 1) {
+    expect_error(
+        [&] {
+          stencil::mpi::DistributedOptions<2> o;
+          o.ranks = {n, 1};
+          o.depth = 40;
+          stencil::mpi::DistributedGrid<double, 2, Memory> g(
+              "g", MPI_COMM_WORLD, {8 * n, 8}, o);
+        },
+        "or fewer ranks on that axis");
+  }
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int result = 0;
+  {
+    Kokkos::ScopeGuard kokkos(argc, argv);
+    ::testing::InitGoogleTest(&argc, argv);
+    if (rank != 0) {
+      // One report: rank 0's (each check sums the ranks' mismatches).
+      auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+      delete listeners.Release(listeners.default_result_printer());
+    }
+    result = RUN_ALL_TESTS();
+  }
+  MPI_Finalize();
+  return result;
+}
