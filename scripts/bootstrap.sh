@@ -57,11 +57,14 @@ arch=$(stencil_normalize_arch "$arch")
 # ---------------------------------------------------------------- packages
 
 DEB_PACKAGES=(cmake g++ make curl ca-certificates libgtest-dev googletest
-  libbenchmark-dev python3 python3-matplotlib libopenmpi-dev openmpi-bin)
+  libbenchmark-dev python3 python3-matplotlib)
+# MPI is optional (stencil::mpi and its tests are built where CMake finds
+# it): installed where apt can, and a failure to install it is a warning.
+OPTIONAL_DEB_PACKAGES=(libopenmpi-dev openmpi-bin)
 
 missing_debs() {
   local p status
-  for p in "${DEB_PACKAGES[@]}"; do
+  for p in "$@"; do
     status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
     [ "$status" = installed ] || printf '%s\n' "$p"
   done
@@ -70,6 +73,13 @@ missing_debs() {
 have_build_tools() {
   stencil_have cmake && { stencil_have "${CXX:-c++}" || stencil_have g++; } &&
     { stencil_have ninja || stencil_have make; }
+}
+
+apt_updated=0
+apt_update() {
+  [ "$apt_updated" = 0 ] || return 0
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q && apt_updated=1
 }
 
 install_packages() {
@@ -82,22 +92,34 @@ install_packages() {
     stencil_die "cmake, a C++ compiler and ninja or make are needed, and this machine has no apt-get to install them" \
       "install them with the system's package manager, then rerun"
   fi
-  mapfile -t missing < <(missing_debs)
-  [ ${#missing[@]} -gt 0 ] || return 0
+  mapfile -t missing < <(missing_debs "${DEB_PACKAGES[@]}")
+  mapfile -t optional < <(missing_debs "${OPTIONAL_DEB_PACKAGES[@]}")
+  [ ${#missing[@]} -gt 0 ] || [ ${#optional[@]} -gt 0 ] || return 0
 
+  if [ ${#missing[@]} -eq 0 ] && { [ "$(id -u)" != 0 ] || ! apt_update; }; then
+    stencil_warn "MPI is not installed (${optional[*]}) and apt cannot install it here: building without stencil::mpi"
+    return 0
+  fi
   if [ "$(id -u)" != 0 ]; then
     stencil_die "missing Debian packages: ${missing[*]}" \
       "install them with:" \
       "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}" \
       "then rerun this script (or pass --no-apt to skip this check)"
   fi
-  stencil_log "installing Debian packages: ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -q ||
-    stencil_die "apt-get update failed (no network?)" \
+  if [ ${#missing[@]} -gt 0 ]; then
+    stencil_log "installing Debian packages: ${missing[*]}"
+    apt_update || stencil_die "apt-get update failed (no network?)" \
       "fix apt, or on an offline machine rerun with --no-apt"
-  apt-get install -y -q --no-install-recommends "${missing[@]}" ||
-    stencil_die "apt-get install failed for: ${missing[*]}"
+  fi
+  if [ ${#missing[@]} -gt 0 ]; then
+    apt-get install -y -q --no-install-recommends "${missing[@]}" ||
+      stencil_die "apt-get install failed for: ${missing[*]}"
+  fi
+  if [ ${#optional[@]} -gt 0 ]; then
+    stencil_log "installing optional Debian packages (MPI): ${optional[*]}"
+    apt-get install -y -q --no-install-recommends "${optional[@]}" ||
+      stencil_warn "apt-get install failed for ${optional[*]}: building without MPI (stencil::mpi and its tests are left out)"
+  fi
 }
 
 # ---------------------------------------------------------------- downloads
