@@ -21,6 +21,16 @@
 
 namespace stencil::mpi {
 
+/// What this rank's exchanges took since the grid was made or the
+/// statistics were reset: wall time from the first pack to the last unpack
+/// (the space fenced before, so no compute is counted), bytes sent, and
+/// exchanges.
+struct ExchangeStats {
+  double seconds = 0.0;
+  std::size_t bytes_sent = 0;
+  long long exchanges = 0;
+};
+
 template <class T, int Rank,
           class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
 class DistributedGrid {
@@ -76,6 +86,8 @@ class DistributedGrid {
     return m_decomposition.global();
   }
   double time() const { return m_local.time(); }
+  ExchangeStats const& exchange_stats() const { return m_stats; }
+  ExchangeStats& exchange_stats() { return m_stats; }
 
   /// Sets every cell of this rank's grid, halo included, to f(global
   /// coordinates): the same call on every rank fills the global grid as a
@@ -164,6 +176,7 @@ class DistributedGrid {
   Decomposition<Rank> m_decomposition;
   std::array<std::array<int, 2>, Rank> m_ghost{};
   grid_type m_local;
+  ExchangeStats m_stats;
 };
 
 }  // namespace stencil::mpi

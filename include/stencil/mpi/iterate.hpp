@@ -124,7 +124,13 @@ DistributedPlan<Rank> iterate(ExecSpace const& space,
   DistributedPlan<Rank> p = plan(space, grid, op, how);
   for (int done = 0; done < steps;) {
     int const block = std::min(p.depth, steps - done);
-    detail::exchange_ghosts(space, grid);
+    space.fence("stencil::mpi: block done");
+    double const start = MPI_Wtime();
+    std::size_t const sent = detail::exchange_ghosts(space, grid);
+    auto& stats = grid.exchange_stats();
+    stats.seconds += MPI_Wtime() - start;
+    stats.bytes_sent += sent;
+    ++stats.exchanges;
     stencil::iterate(space, grid.local(), op, block, p.local);
     done += block;
   }
