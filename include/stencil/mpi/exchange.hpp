@@ -8,7 +8,8 @@
 // memory, which every MPI accepts (no CUDA-aware MPI is assumed).
 #pragma once
 
-#include <stencil/mpi/distributed_grid.hpp>
+#include <stencil/grid.hpp>
+#include <stencil/mpi/decomposition.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -17,6 +18,7 @@
 #include <array>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace stencil::mpi::detail {
 
@@ -57,70 +59,84 @@ SlabBuffer<Rank, T, MemorySpace> buffer_like(Slab const& s) {
   }
 }
 
-/// Exchanges the ghosts of `grid`'s current level with its neighbours;
-/// returns the bytes this rank sent.
-template <class ExecSpace, class T, int Rank, class MemorySpace>
-std::size_t exchange_ghosts(ExecSpace const& space,
-                            DistributedGrid<T, Rank, MemorySpace>& grid) {
-  auto const& d = grid.decomposition();
-  auto& local = grid.local();
-  auto const v = local.current();
-  int const halo = local.halo();
-  int const g = grid.ghost_width();
-  std::array<int, Rank> const extents = local.extents();
+/// Exchanges the ghosts of `distributed` (a DistributedGrid) with its
+/// neighbours: every buffer of its exchanged() list, axis by axis. Returns the
+/// bytes this rank sent.
+template <class ExecSpace, class Distributed>
+std::size_t exchange_ghosts(ExecSpace const& space, Distributed& distributed) {
+  using T = typename Distributed::value_type;
+  using MemorySpace = typename Distributed::memory_space;
+  constexpr int Rank = Distributed::rank;
+  using Buffer = SlabBuffer<Rank, T, MemorySpace>;
+  using HostBuffer =
+      decltype(Kokkos::create_mirror_view(Kokkos::HostSpace{}, Buffer{}));
+  auto const& layout = distributed.layout();
+  auto const& d = layout.decomposition();
+  auto const views = distributed.exchanged();
+  int const halo = distributed.local().halo();
+  int const g = layout.ghost_width();
+  std::array<int, Rank> const extents = layout.extents();
+  int const count = static_cast<int>(views.size());
   std::size_t sent = 0;
   for (int a = 0; a < Rank; ++a) {
     if (d.dims()[a] == 1) continue;
-    int const low = grid.ghost(a, 0);
+    int const low = layout.ghost(a, 0);
     int const n = d.owned()[a];
     // Side 0 is the neighbour below, side 1 the one above.
-    bool const has[2] = {low > 0, grid.ghost(a, 1) > 0};
+    bool const has[2] = {low > 0, layout.ghost(a, 1) > 0};
     int const peer[2] = {d.low(a), d.high(a)};
     int const send_lo[2] = {low, low + n - g};
     int const recv_lo[2] = {0, low + n};
-    SlabBuffer<Rank, T, MemorySpace> out[2], in[2];
-    for (int s = 0; s < 2; ++s) {
-      if (!has[s]) continue;
-      auto const from =
-          slab<Rank>(v, halo, extents, a, send_lo[s], send_lo[s] + g);
-      out[s] = buffer_like<Rank, T, MemorySpace>(from);
-      in[s] = buffer_like<Rank, T, MemorySpace>(from);
-      Kokkos::deep_copy(space, out[s], from);
+    std::vector<Buffer> out(2 * count), in(2 * count);
+    std::vector<HostBuffer> host_out(2 * count), host_in(2 * count);
+    for (int v = 0; v < count; ++v) {
+      for (int s = 0; s < 2; ++s) {
+        if (!has[s]) continue;
+        auto const from =
+            slab<Rank>(views[v], halo, extents, a, send_lo[s], send_lo[s] + g);
+        out[2 * v + s] = buffer_like<Rank, T, MemorySpace>(from);
+        in[2 * v + s] = buffer_like<Rank, T, MemorySpace>(from);
+        Kokkos::deep_copy(space, out[2 * v + s], from);
+      }
     }
     space.fence("stencil::mpi: ghosts packed");
-    decltype(Kokkos::create_mirror_view(Kokkos::HostSpace{},
-                                        out[0])) host_out[2],
-        host_in[2];
-    MPI_Request requests[4];
-    int count = 0;
-    for (int s = 0; s < 2; ++s) {
+    std::vector<MPI_Request> requests;
+    for (int b = 0; b < 2 * count; ++b) {
+      int const s = b % 2;
       if (!has[s]) continue;
-      host_out[s] = Kokkos::create_mirror_view(Kokkos::HostSpace{}, out[s]);
-      host_in[s] = Kokkos::create_mirror_view(Kokkos::HostSpace{}, in[s]);
-      Kokkos::deep_copy(host_out[s], out[s]);
-      std::size_t const size = out[s].size() * sizeof(T);
+      host_out[b] = Kokkos::create_mirror_view(Kokkos::HostSpace{}, out[b]);
+      host_in[b] = Kokkos::create_mirror_view(Kokkos::HostSpace{}, in[b]);
+      Kokkos::deep_copy(host_out[b], out[b]);
+      std::size_t const size = out[b].size() * sizeof(T);
       STENCIL_EXPECT(size <= 0x7fffffffu, "stencil::mpi: a ghost slab of ",
                      size,
                      " bytes exceeds one MPI message's 2^31-1; use a "
                      "smaller depth or more ranks on the other axes");
       int const bytes = static_cast<int>(size);
-      // A message to the neighbour below carries tag 0, above tag 1: the
-      // one from the neighbour above is its message below.
-      check_mpi(MPI_Irecv(host_in[s].data(), bytes, MPI_BYTE, peer[s], 1 - s,
-                          d.communicator(), &requests[count++]),
+      // Buffer v's message to the neighbour below carries tag 2v, above
+      // 2v + 1: the one from the neighbour above is its message below.
+      int const tag = b - s;
+      requests.emplace_back();
+      check_mpi(MPI_Irecv(host_in[b].data(), bytes, MPI_BYTE, peer[s],
+                          tag + 1 - s, d.communicator(), &requests.back()),
                 "MPI_Irecv");
-      check_mpi(MPI_Isend(host_out[s].data(), bytes, MPI_BYTE, peer[s], s,
-                          d.communicator(), &requests[count++]),
+      requests.emplace_back();
+      check_mpi(MPI_Isend(host_out[b].data(), bytes, MPI_BYTE, peer[s], tag + s,
+                          d.communicator(), &requests.back()),
                 "MPI_Isend");
-      sent += static_cast<std::size_t>(bytes);
+      sent += size;
     }
-    check_mpi(MPI_Waitall(count, requests, MPI_STATUSES_IGNORE), "MPI_Waitall");
-    for (int s = 0; s < 2; ++s) {
-      if (!has[s]) continue;
-      Kokkos::deep_copy(in[s], host_in[s]);
-      auto const to =
-          slab<Rank>(v, halo, extents, a, recv_lo[s], recv_lo[s] + g);
-      Kokkos::deep_copy(space, to, in[s]);
+    check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
+                          MPI_STATUSES_IGNORE),
+              "MPI_Waitall");
+    for (int v = 0; v < count; ++v) {
+      for (int s = 0; s < 2; ++s) {
+        if (!has[s]) continue;
+        Kokkos::deep_copy(in[2 * v + s], host_in[2 * v + s]);
+        auto const to =
+            slab<Rank>(views[v], halo, extents, a, recv_lo[s], recv_lo[s] + g);
+        Kokkos::deep_copy(space, to, in[2 * v + s]);
+      }
     }
     // The next axis sends what this one received.
     space.fence("stencil::mpi: ghosts unpacked");

@@ -63,45 +63,54 @@ constexpr int radius_of() {
   }
 }
 
-template <class T, int Rank, class MemorySpace, class Op>
-void expect_radius_fits(DistributedGrid<T, Rank, MemorySpace> const& grid) {
+template <class Op, class Distributed>
+void expect_radius_fits(Distributed const& d) {
   constexpr int r = radius_of<Op>();
-  STENCIL_EXPECT(r <= grid.options().radius,
+  STENCIL_EXPECT(r <= d.options().radius,
                  "stencil::mpi: the stencil has "
                  "radius ",
                  r, " but the distributed grid was made for radius ",
-                 grid.options().radius, "; make it with radius ", r,
-                 " or more");
+                 d.options().radius, "; make it with radius ", r, " or more");
 }
+
+template <class D>
+inline constexpr bool is_distributed_v = false;
+template <class T, int Rank, class M>
+inline constexpr bool is_distributed_v<DistributedGrid<T, Rank, M>> = true;
 
 }  // namespace detail
 
-/// The plan of a distributed run of `op` on `grid`; `how` is a policy.
-template <class ExecSpace, class T, int Rank, class MemorySpace, class Op,
-          class How = Auto>
-DistributedPlan<Rank> plan(ExecSpace const& space,
-                           DistributedGrid<T, Rank, MemorySpace>& grid,
-                           Op const& op, How const& how = {}) {
-  detail::expect_radius_fits<T, Rank, MemorySpace, Op>(grid);
+/// The plan of a distributed run of `op` on `d` (a DistributedGrid); `how` is a
+/// policy.
+template <class ExecSpace, class Distributed, class Op, class How = Auto>
+requires detail::is_distributed_v<Distributed>
+    DistributedPlan<Distributed::rank> plan(ExecSpace const& space,
+                                            Distributed& d, Op const& op,
+                                            How const& how = {}) {
+  constexpr int Rank = Distributed::rank;
+  using T = typename Distributed::value_type;
+  detail::expect_radius_fits<Op>(d);
   DistributedPlan<Rank> p;
-  p.local = stencil::plan(space, grid.local(), op, how);
-  auto const& d = grid.decomposition();
-  p.ranks = d.dims();
-  p.owned = d.owned();
-  p.extents = grid.local().extents();
-  p.depth = grid.options().depth;
-  p.ghost_width = grid.ghost_width();
+  p.local = stencil::plan(space, d.local(), op, how);
+  auto const& dec = d.decomposition();
+  p.ranks = dec.dims();
+  p.owned = dec.owned();
+  p.extents = d.layout().extents();
+  p.depth = d.options().depth;
+  p.ghost_width = d.ghost_width();
   double owned = 1, computed = 1;
   std::size_t bytes = 0;
+  std::size_t const buffers = d.exchanged().size();
   for (int a = 0; a < Rank; ++a) {
     owned *= p.owned[a];
     computed *= p.extents[a];
-    std::size_t slab = sizeof(T) * static_cast<std::size_t>(p.ghost_width);
+    std::size_t slab =
+        buffers * sizeof(T) * static_cast<std::size_t>(p.ghost_width);
     for (int b = 0; b < Rank; ++b) {
       if (b != a) slab *= static_cast<std::size_t>(p.extents[b]);
     }
     for (int s = 0; s < 2; ++s) {
-      if (grid.ghost(a, s) > 0) bytes += slab;
+      if (d.ghost(a, s) > 0) bytes += slab;
     }
   }
   p.bytes_per_exchange = bytes;
@@ -109,29 +118,30 @@ DistributedPlan<Rank> plan(ExecSpace const& space,
   return p;
 }
 
-/// Advances the distributed grid `steps` steps of `op` with the policy
-/// `how` on every rank: a ghost exchange, then up to `depth` steps, until
-/// done. Collective: every rank of the grid's communicator calls it with
-/// the same arguments. Returns the plan it ran. Synchronous (the exchange
-/// waits for the data), so the grid can be read on return after a fence.
-template <class ExecSpace, class T, int Rank, class MemorySpace, class Op,
-          class How = Auto>
-DistributedPlan<Rank> iterate(ExecSpace const& space,
-                              DistributedGrid<T, Rank, MemorySpace>& grid,
-                              Op const& op, int steps, How const& how = {}) {
+/// Advances `d` (a DistributedGrid) `steps` steps of
+/// `op` with the policy `how` on every rank: a ghost exchange, then up to
+/// `depth` steps, until done. Collective: every rank of the communicator
+/// calls it with the same arguments. Returns the plan it ran. The exchange
+/// waits for its data, so the last block's kernels are the only work left
+/// in flight on return.
+template <class ExecSpace, class Distributed, class Op, class How = Auto>
+requires detail::is_distributed_v<Distributed>
+    DistributedPlan<Distributed::rank> iterate(ExecSpace const& space,
+                                               Distributed& d, Op const& op,
+                                               int steps, How const& how = {}) {
   STENCIL_EXPECT(steps >= 0, "steps is ", steps,
                  "; the number of time steps must be 0 or more");
-  DistributedPlan<Rank> p = plan(space, grid, op, how);
+  auto p = plan(space, d, op, how);
   for (int done = 0; done < steps;) {
     int const block = std::min(p.depth, steps - done);
     space.fence("stencil::mpi: block done");
     double const start = MPI_Wtime();
-    std::size_t const sent = detail::exchange_ghosts(space, grid);
-    auto& stats = grid.exchange_stats();
+    std::size_t const sent = detail::exchange_ghosts(space, d);
+    auto& stats = d.exchange_stats();
     stats.seconds += MPI_Wtime() - start;
     stats.bytes_sent += sent;
     ++stats.exchanges;
-    stencil::iterate(space, grid.local(), op, block, p.local);
+    stencil::iterate(space, d.local(), op, block, p.local);
     done += block;
   }
   return p;
