@@ -10,6 +10,7 @@
 
 #include <stencil/grid.hpp>
 #include <stencil/mpi/decomposition.hpp>
+#include <stencil/mpi/exchange.hpp>
 #include <stencil/mpi/ghost_layout.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -67,6 +68,10 @@ class DistributedGrid {
   double time() const { return m_local.time(); }
   ExchangeStats const& exchange_stats() const { return m_stats; }
   ExchangeStats& exchange_stats() { return m_stats; }
+  /// The exchange's packs and host staging, kept between exchanges.
+  detail::ExchangeBuffers<Rank, T, MemorySpace>& exchange_buffers() {
+    return m_buffers;
+  }
 
   /// Sets every cell of this rank's grid, halo included, to f(global
   /// coordinates): the same call on every rank fills the global grid as a
@@ -92,6 +97,7 @@ class DistributedGrid {
   detail::GhostLayout<Rank> m_layout;
   local_type m_local;
   ExchangeStats m_stats;
+  detail::ExchangeBuffers<Rank, T, MemorySpace> m_buffers;
 };
 
 }  // namespace stencil::mpi

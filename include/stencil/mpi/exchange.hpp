@@ -5,7 +5,8 @@
 // an earlier one has just received, so the diagonal neighbours' cells reach
 // the corners (box stencils read them) without messages of their own.
 // Buffers are packed on the grid's execution space and cross MPI from host
-// memory, which every MPI accepts (no CUDA-aware MPI is assumed).
+// memory (pinned where the grid lives on a GPU), which every MPI accepts:
+// no CUDA-aware MPI is assumed. They are kept between exchanges.
 #pragma once
 
 #include <stencil/grid.hpp>
@@ -18,6 +19,7 @@
 #include <array>
 #include <cstddef>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace stencil::mpi::detail {
@@ -45,9 +47,10 @@ using SlabBuffer =
     Kokkos::View<typename stencil::detail::ViewData<T, Rank>::type,
                  Kokkos::LayoutRight, MemorySpace>;
 
-template <int Rank, class T, class MemorySpace, class Slab>
-SlabBuffer<Rank, T, MemorySpace> buffer_like(Slab const& s) {
-  using B = SlabBuffer<Rank, T, MemorySpace>;
+/// A contiguous buffer of the shape of slab `s`, in `Space`.
+template <int Rank, class T, class Space, class Slab>
+SlabBuffer<Rank, T, Space> buffer_like(Slab const& s) {
+  using B = SlabBuffer<Rank, T, Space>;
   std::string const label = "stencil::mpi::slab";
   auto const init = Kokkos::view_alloc(Kokkos::WithoutInitializing, label);
   if constexpr (Rank == 1) {
@@ -59,6 +62,58 @@ SlabBuffer<Rank, T, MemorySpace> buffer_like(Slab const& s) {
   }
 }
 
+/// The exchange's buffers, kept from one exchange to the next (allocating
+/// device and pinned memory per exchange would cost more than the copy):
+/// per axis and per (buffer, side), a contiguous pack in the grid's memory
+/// and, where the host cannot read that memory, a pinned host copy that
+/// MPI sends from and receives into (no CUDA-aware MPI assumed).
+template <int Rank, class T, class MemorySpace>
+class ExchangeBuffers {
+ public:
+  static constexpr bool host_accessible =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
+  using Pack = SlabBuffer<Rank, T, MemorySpace>;
+  using Staging = SlabBuffer<Rank, T,
+                             std::conditional_t<host_accessible, MemorySpace,
+                                                Kokkos::SharedHostPinnedSpace>>;
+  struct Pair {
+    Pack pack;
+    Staging host;  // the pack itself where the host reads it
+  };
+
+  /// Makes room for `count` buffers of `axis` each way; the references
+  /// get() returns stay valid until the next call.
+  void prepare(int axis, int count) {
+    if (static_cast<int>(m_out[axis].size()) < count) {
+      m_out[axis].resize(count);
+      m_in[axis].resize(count);
+    }
+  }
+
+  /// Buffer `b` (< the count prepared) of `axis`, `outgoing` or not,
+  /// shaped as slab `s`.
+  template <class Slab>
+  Pair& get(int axis, int b, bool outgoing, Slab const& s) {
+    Pair& p = (outgoing ? m_out : m_in)[axis][b];
+    bool same = p.pack.is_allocated();
+    for (int r = 0; r < Rank && same; ++r) {
+      same = p.pack.extent(r) == s.extent(r);
+    }
+    if (!same) {
+      p.pack = buffer_like<Rank, T, MemorySpace>(s);
+      if constexpr (host_accessible) {
+        p.host = p.pack;
+      } else {
+        p.host = buffer_like<Rank, T, Kokkos::SharedHostPinnedSpace>(s);
+      }
+    }
+    return p;
+  }
+
+ private:
+  std::array<std::vector<Pair>, Rank> m_out, m_in;
+};
+
 /// Exchanges the ghosts of `distributed` (a DistributedGrid) with its
 /// neighbours: every buffer of its exchanged() list, axis by axis. Returns the
 /// bytes this rank sent.
@@ -67,9 +122,7 @@ std::size_t exchange_ghosts(ExecSpace const& space, Distributed& distributed) {
   using T = typename Distributed::value_type;
   using MemorySpace = typename Distributed::memory_space;
   constexpr int Rank = Distributed::rank;
-  using Buffer = SlabBuffer<Rank, T, MemorySpace>;
-  using HostBuffer =
-      decltype(Kokkos::create_mirror_view(Kokkos::HostSpace{}, Buffer{}));
+  using Buffers = ExchangeBuffers<Rank, T, MemorySpace>;
   auto const& layout = distributed.layout();
   auto const& d = layout.decomposition();
   auto const views = distributed.exchanged();
@@ -87,16 +140,21 @@ std::size_t exchange_ghosts(ExecSpace const& space, Distributed& distributed) {
     int const peer[2] = {d.low(a), d.high(a)};
     int const send_lo[2] = {low, low + n - g};
     int const recv_lo[2] = {0, low + n};
-    std::vector<Buffer> out(2 * count), in(2 * count);
-    std::vector<HostBuffer> host_out(2 * count), host_in(2 * count);
+    auto& buffers = distributed.exchange_buffers();
+    buffers.prepare(a, 2 * count);
+    std::vector<typename Buffers::Pair*> out(2 * count), in(2 * count);
     for (int v = 0; v < count; ++v) {
       for (int s = 0; s < 2; ++s) {
         if (!has[s]) continue;
+        int const b = 2 * v + s;
         auto const from =
             slab<Rank>(views[v], halo, extents, a, send_lo[s], send_lo[s] + g);
-        out[2 * v + s] = buffer_like<Rank, T, MemorySpace>(from);
-        in[2 * v + s] = buffer_like<Rank, T, MemorySpace>(from);
-        Kokkos::deep_copy(space, out[2 * v + s], from);
+        out[b] = &buffers.get(a, b, true, from);
+        in[b] = &buffers.get(a, b, false, from);
+        Kokkos::deep_copy(space, out[b]->pack, from);
+        if constexpr (!Buffers::host_accessible) {
+          Kokkos::deep_copy(space, out[b]->host, out[b]->pack);
+        }
       }
     }
     space.fence("stencil::mpi: ghosts packed");
@@ -104,10 +162,7 @@ std::size_t exchange_ghosts(ExecSpace const& space, Distributed& distributed) {
     for (int b = 0; b < 2 * count; ++b) {
       int const s = b % 2;
       if (!has[s]) continue;
-      host_out[b] = Kokkos::create_mirror_view(Kokkos::HostSpace{}, out[b]);
-      host_in[b] = Kokkos::create_mirror_view(Kokkos::HostSpace{}, in[b]);
-      Kokkos::deep_copy(host_out[b], out[b]);
-      std::size_t const size = out[b].size() * sizeof(T);
+      std::size_t const size = out[b]->pack.size() * sizeof(T);
       STENCIL_EXPECT(size <= 0x7fffffffu, "stencil::mpi: a ghost slab of ",
                      size,
                      " bytes exceeds one MPI message's 2^31-1; use a "
@@ -117,12 +172,12 @@ std::size_t exchange_ghosts(ExecSpace const& space, Distributed& distributed) {
       // 2v + 1: the one from the neighbour above is its message below.
       int const tag = b - s;
       requests.emplace_back();
-      check_mpi(MPI_Irecv(host_in[b].data(), bytes, MPI_BYTE, peer[s],
+      check_mpi(MPI_Irecv(in[b]->host.data(), bytes, MPI_BYTE, peer[s],
                           tag + 1 - s, d.communicator(), &requests.back()),
                 "MPI_Irecv");
       requests.emplace_back();
-      check_mpi(MPI_Isend(host_out[b].data(), bytes, MPI_BYTE, peer[s], tag + s,
-                          d.communicator(), &requests.back()),
+      check_mpi(MPI_Isend(out[b]->host.data(), bytes, MPI_BYTE, peer[s],
+                          tag + s, d.communicator(), &requests.back()),
                 "MPI_Isend");
       sent += size;
     }
@@ -132,10 +187,13 @@ std::size_t exchange_ghosts(ExecSpace const& space, Distributed& distributed) {
     for (int v = 0; v < count; ++v) {
       for (int s = 0; s < 2; ++s) {
         if (!has[s]) continue;
-        Kokkos::deep_copy(in[2 * v + s], host_in[2 * v + s]);
+        int const b = 2 * v + s;
+        if constexpr (!Buffers::host_accessible) {
+          Kokkos::deep_copy(space, in[b]->pack, in[b]->host);
+        }
         auto const to =
             slab<Rank>(views[v], halo, extents, a, recv_lo[s], recv_lo[s] + g);
-        Kokkos::deep_copy(space, to, in[2 * v + s]);
+        Kokkos::deep_copy(space, to, in[b]->pack);
       }
     }
     // The next axis sends what this one received.
