@@ -36,6 +36,7 @@ struct Options {
   std::vector<std::string> precisions{"double"};
   std::vector<std::string> policies{"Auto"};
   std::vector<std::string> modes{"weak", "strong"};
+  std::vector<std::string> transports{"host"};
   std::vector<int> size;  // empty: each stencil's default
   int steps = 0;          // 0: the stencil's default
   int depth = 0;          // steps per exchange; 0: the stencil's default
@@ -92,6 +93,8 @@ Options parse(int argc, char** argv) {
       o.policies = split(*v, ',');
     } else if (auto v = value("mode")) {
       o.modes = split(*v, ',');
+    } else if (auto v = value("transport")) {
+      o.transports = split(*v, ',');
     } else if (auto v = value("size")) {
       for (auto const& e : split(*v, 'x'))
         o.size.push_back(parse_int("--size", e));
@@ -109,8 +112,13 @@ Options parse(int argc, char** argv) {
           "'; use --stencil=j2d5pt,j2d5pt-prescaled,j3d7pt "
           "--precision=double,float --policy=Naive,SpatialBlocking,Auto,"
           "TemporalBlocking,DeviceTiling --mode=weak,strong "
-          "--size=NxN[xN] --steps=N --depth=N --repetitions=N --quick "
-          "--out=FILE");
+          "--transport=host,nccl --size=NxN[xN] --steps=N --depth=N "
+          "--repetitions=N --quick --out=FILE");
+    }
+  }
+  for (auto const& t : o.transports) {
+    if (t != "host" && t != "nccl") {
+      throw UsageError("--transport: '" + t + "'; use host, nccl or both");
     }
   }
   for (auto const& m : o.modes) {
@@ -155,13 +163,14 @@ constexpr bool runs() {
 /// One row: `Op` in `T` with `policy` on every rank.
 template <class Op, class T, class Policy>
 Row run(Options const& o, std::string const& policy_name, Policy policy,
-        std::string const& mode) {
+        std::string const& mode, std::string const& transport) {
   constexpr int rank = Op::rank;
   Row row;
   row.ranks = world_size();
   row.name = std::string(Op::name) + "/" +
              (std::is_same_v<T, float> ? "float" : "double") + "/" +
-             policy_name + "/ranks:" + std::to_string(row.ranks) + "/" + mode;
+             policy_name + (transport == "host" ? "" : "." + transport) +
+             "/ranks:" + std::to_string(row.ranks) + "/" + mode;
   using Space = Kokkos::DefaultExecutionSpace;
   if constexpr (!runs<Policy, Space, rank>()) {
     (void)o;
@@ -199,6 +208,8 @@ Row run(Options const& o, std::string const& policy_name, Policy policy,
       options.halo = Op::radius;
       options.depth = o.depth > 0 ? o.depth : (rank == 2 ? 12 : 8);
       options.ranks = dims;
+      options.transport = transport == "nccl" ? stencil::mpi::Transport::nccl
+                                              : stencil::mpi::Transport::host;
       stencil::mpi::DistributedGrid<T, rank> grid("bench", MPI_COMM_WORLD,
                                                   extents, options);
       if constexpr (rank == 2) {
@@ -218,7 +229,7 @@ Row run(Options const& o, std::string const& policy_name, Policy policy,
       plan << to_string(p.local.policy) << " d" << p.local.depth << ", ghosts "
            << p.ghost_width << ", x" << std::fixed;
       plan.precision(2);
-      plan << p.redundant_work << " work";
+      plan << p.redundant_work << " work, " << to_string(p.transport);
       row.plan = plan.str();
       row.bytes = p.bytes_per_exchange;
       std::vector<double> times, shares, per_exchange;
@@ -258,21 +269,26 @@ Row run(Options const& o, std::string const& policy_name, Policy policy,
 template <class Op, class T>
 void run_policies(Options const& o, std::string const& mode,
                   std::vector<Row>& rows) {
-  for (auto const& name : o.policies) {
-    if (name == "Naive") {
-      rows.push_back(run<Op, T>(o, name, stencil::Naive{}, mode));
-    } else if (name == "SpatialBlocking") {
-      rows.push_back(run<Op, T>(o, name, stencil::SpatialBlocking{}, mode));
-    } else if (name == "Auto") {
-      rows.push_back(run<Op, T>(o, name, stencil::Auto{}, mode));
-    } else if (name == "TemporalBlocking") {
-      rows.push_back(run<Op, T>(o, name, stencil::TemporalBlocking{}, mode));
-    } else if (name == "DeviceTiling") {
-      rows.push_back(run<Op, T>(o, name, stencil::DeviceTiling{}, mode));
-    } else {
-      throw UsageError("--policy: unknown name '" + name +
-                       "'; use Naive, SpatialBlocking, Auto, "
-                       "TemporalBlocking or DeviceTiling");
+  for (auto const& transport : o.transports) {
+    for (auto const& name : o.policies) {
+      if (name == "Naive") {
+        rows.push_back(run<Op, T>(o, name, stencil::Naive{}, mode, transport));
+      } else if (name == "SpatialBlocking") {
+        rows.push_back(
+            run<Op, T>(o, name, stencil::SpatialBlocking{}, mode, transport));
+      } else if (name == "Auto") {
+        rows.push_back(run<Op, T>(o, name, stencil::Auto{}, mode, transport));
+      } else if (name == "TemporalBlocking") {
+        rows.push_back(
+            run<Op, T>(o, name, stencil::TemporalBlocking{}, mode, transport));
+      } else if (name == "DeviceTiling") {
+        rows.push_back(
+            run<Op, T>(o, name, stencil::DeviceTiling{}, mode, transport));
+      } else {
+        throw UsageError("--policy: unknown name '" + name +
+                         "'; use Naive, SpatialBlocking, Auto, "
+                         "TemporalBlocking or DeviceTiling");
+      }
     }
   }
 }

@@ -57,8 +57,10 @@ std::string describe(char const* stencil, char const* policy,
 template <class T, class Op, int Rank, class Policy>
 void check(std::array<int, Rank> extents, std::array<Boundary, Rank> b,
            int depth, int steps, Policy policy, char const* policy_name,
-           std::array<int, Rank> ranks = {}) {
+           std::array<int, Rank> ranks = {},
+           stencil::mpi::Transport transport = stencil::mpi::Transport::host) {
   stencil::mpi::DistributedOptions<Rank> options;
+  options.transport = transport;
   options.radius = Op::radius;
   options.halo = Op::radius;
   options.depth = depth;
@@ -66,8 +68,10 @@ void check(std::array<int, Rank> extents, std::array<Boundary, Rank> b,
   options.ranks = ranks;
   stencil::mpi::DistributedGrid<T, Rank, Memory> grid("d", MPI_COMM_WORLD,
                                                       extents, options);
-  std::string const what = describe<Rank>(
-      Op::name, policy_name, b, grid.decomposition().dims(), depth, steps);
+  std::string const what =
+      describe<Rank>(Op::name, policy_name, b, grid.decomposition().dims(),
+                     depth, steps) +
+      " transport " + stencil::mpi::to_string(grid.transport());
   stencil::Grid<T, Rank, Memory> whole("whole", extents, {.halo = Op::radius});
   for (int a = 0; a < Rank; ++a) {
     whole.set_boundary(a, stencil::Side::both, b[a]);
@@ -122,6 +126,12 @@ void check_policies(std::array<int, Rank> extents, std::array<Boundary, Rank> b,
                      stencil::SpatialBlocking{{.x = 8, .y = 4, .z = 3}},
                      "SpatialBlocking", ranks);
   check<T, Op, Rank>(extents, b, depth, steps, stencil::Auto{}, "Auto", ranks);
+  // Device to device where this build and space can (a CUDA build with
+  // NCCL); elsewhere the request is refused (BadInputIs...).
+  if constexpr (stencil::mpi::detail::nccl_runs<Memory>()) {
+    check<T, Op, Rank>(extents, b, depth, steps, stencil::Naive{}, "Naive",
+                       ranks, stencil::mpi::Transport::nccl);
+  }
 }
 
 constexpr Boundary fixed = Boundary::fixed, periodic = Boundary::periodic,
@@ -186,6 +196,8 @@ TEST(Distributed, PlanReportsTheDecompositionAndExchange) {
   std::string const text = stencil::mpi::to_string(p);
   EXPECT_NE(text.find("distributed over"), std::string::npos) << text;
   EXPECT_NE(text.find("per 3 steps"), std::string::npos) << text;
+  EXPECT_EQ(p.transport, stencil::mpi::Transport::host);
+  EXPECT_NE(text.find("(host)"), std::string::npos) << text;
 }
 
 TEST(Distributed, BadInputIsRefusedWithWhatWouldBeValid) {
@@ -224,6 +236,16 @@ TEST(Distributed, BadInputIsRefusedWithWhatWouldBeValid) {
         (void)stencil::mpi::plan(Space{}, g, stencil::suite::J2d9pt{});
       },
       "make it with radius 2");
+  if constexpr (!stencil::mpi::detail::nccl_runs<Memory>()) {
+    expect_error(
+        [&] {
+          stencil::mpi::DistributedOptions<2> o;
+          o.transport = stencil::mpi::Transport::nccl;
+          stencil::mpi::DistributedGrid<double, 2, Memory> g(
+              "t", MPI_COMM_WORLD, {40, 40}, o);
+        },
+        "use Transport::host");
+  }
   if (n > 1) {
     expect_error(
         [&] {

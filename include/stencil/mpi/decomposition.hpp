@@ -13,6 +13,24 @@
 
 namespace stencil::mpi {
 
+/// How ghost slabs travel between ranks. `host`: packed on the grid's
+/// space, staged through (pinned) host memory, sent with MPI; every MPI
+/// accepts it. `nccl`: NCCL point-to-point between device buffers on the
+/// space's stream (CUDA grids, in a build that found NCCL). `automatic`:
+/// host, the one measured so far.
+enum class Transport { automatic, host, nccl };
+
+inline char const* to_string(Transport t) {
+  switch (t) {
+    case Transport::host:
+      return "host";
+    case Transport::nccl:
+      return "nccl";
+    default:
+      return "automatic";
+  }
+}
+
 /// How a distributed grid is laid out and advanced.
 template <int Rank>
 struct DistributedOptions {
@@ -31,6 +49,8 @@ struct DistributedOptions {
   /// neumann or reflecting on both sides.
   std::array<Boundary, Rank> boundary = filled(Boundary::fixed);
   double dt = 1.0;
+  /// How the ghosts travel (see Transport).
+  Transport transport = Transport::automatic;
 
   static constexpr std::array<Boundary, Rank> filled(Boundary b) {
     std::array<Boundary, Rank> a{};

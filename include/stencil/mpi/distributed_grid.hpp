@@ -12,11 +12,13 @@
 #include <stencil/mpi/decomposition.hpp>
 #include <stencil/mpi/exchange.hpp>
 #include <stencil/mpi/ghost_layout.hpp>
+#include <stencil/mpi/nccl.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,10 +47,25 @@ class DistributedGrid {
                   std::array<int, Rank> const& global,
                   DistributedOptions<Rank> const& options = {})
       : m_layout(label, comm, global, options),
+        m_transport(detail::resolve_transport<MemorySpace>(options.transport)),
         m_local(label, m_layout.extents(),
                 {.halo = options.halo, .dt = options.dt}) {
     m_layout.set_sides(m_local);
   }
+
+  /// How this grid's ghosts travel (options().transport resolved).
+  Transport transport() const { return m_transport; }
+#if STENCIL_MPI_NCCL
+  /// The NCCL communicator of the decomposition's ranks, made at the first
+  /// exchange that needs it (collective, as exchanges are).
+  ncclComm_t nccl_comm() {
+    if (!m_nccl) {
+      m_nccl = std::make_unique<detail::NcclComm>(
+          m_layout.decomposition().communicator());
+    }
+    return m_nccl->get();
+  }
+#endif
 
   /// This rank's grid: its cells with the ghost cells around them.
   local_type& local() { return m_local; }
@@ -95,9 +112,13 @@ class DistributedGrid {
 
  private:
   detail::GhostLayout<Rank> m_layout;
+  Transport m_transport;
   local_type m_local;
   ExchangeStats m_stats;
   detail::ExchangeBuffers<Rank, T, MemorySpace> m_buffers;
+#if STENCIL_MPI_NCCL
+  std::unique_ptr<detail::NcclComm> m_nccl;
+#endif
 };
 
 }  // namespace stencil::mpi

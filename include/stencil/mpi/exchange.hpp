@@ -11,6 +11,7 @@
 
 #include <stencil/grid.hpp>
 #include <stencil/mpi/decomposition.hpp>
+#include <stencil/mpi/nccl.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -114,6 +115,48 @@ class ExchangeBuffers {
   std::array<std::vector<Pair>, Rank> m_out, m_in;
 };
 
+#if STENCIL_MPI_NCCL
+/// One axis of the exchange through NCCL, device buffer to device buffer on
+/// the space's stream. NCCL matches a pair's messages in the order they are
+/// issued (it has no tags), so each rank sends below then above and
+/// receives from above then below: with two ranks on a periodic axis, where
+/// both neighbours are the same rank, its message below then meets the
+/// other's receive from above. Returns the bytes sent.
+template <class Pairs>
+std::size_t nccl_exchange(Kokkos::Cuda const& space, ncclComm_t comm,
+                          Pairs const& out, Pairs const& in,
+                          bool const (&has)[2], int const (&peer)[2]) {
+  cudaStream_t const stream = space.cuda_stream();
+  std::size_t sent = 0;
+  check_nccl(ncclGroupStart(), "ncclGroupStart");
+  for (std::size_t v = 0; 2 * v < out.size(); ++v) {
+    for (int s : {0, 1}) {
+      if (!has[s]) continue;
+      auto const& buffer = out[2 * v + s]->pack;
+      std::size_t const bytes =
+          buffer.size() *
+          sizeof(typename std::decay_t<decltype(buffer)>::value_type);
+      check_nccl(
+          ncclSend(buffer.data(), bytes, ncclChar, peer[s], comm, stream),
+          "ncclSend");
+      sent += bytes;
+    }
+    for (int s : {1, 0}) {
+      if (!has[s]) continue;
+      auto const& buffer = in[2 * v + s]->pack;
+      std::size_t const bytes =
+          buffer.size() *
+          sizeof(typename std::decay_t<decltype(buffer)>::value_type);
+      check_nccl(
+          ncclRecv(buffer.data(), bytes, ncclChar, peer[s], comm, stream),
+          "ncclRecv");
+    }
+  }
+  check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+  return sent;
+}
+#endif
+
 /// Exchanges the ghosts of `distributed` (a DistributedGrid) with its
 /// neighbours: every buffer of its exchanged() list, axis by axis. Returns the
 /// bytes this rank sent.
@@ -157,6 +200,25 @@ std::size_t exchange_ghosts(ExecSpace const& space, Distributed& distributed) {
         }
       }
     }
+#if STENCIL_MPI_NCCL
+    if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda> &&
+                  nccl_runs<MemorySpace>()) {
+      if (distributed.transport() == Transport::nccl) {
+        sent +=
+            nccl_exchange(space, distributed.nccl_comm(), out, in, has, peer);
+        for (int v = 0; v < count; ++v) {
+          for (int s = 0; s < 2; ++s) {
+            if (!has[s]) continue;
+            auto const to = slab<Rank>(views[v], halo, extents, a, recv_lo[s],
+                                       recv_lo[s] + g);
+            Kokkos::deep_copy(space, to, in[2 * v + s]->pack);
+          }
+        }
+        space.fence("stencil::mpi: ghosts unpacked");
+        continue;
+      }
+    }
+#endif
     space.fence("stencil::mpi: ghosts packed");
     std::vector<MPI_Request> requests;
     for (int b = 0; b < 2 * count; ++b) {

@@ -23,11 +23,12 @@ template <int Rank>
 struct DistributedPlan {
   Plan local;  ///< the policy on this rank's grid (ghosts included)
   std::array<int, Rank> ranks{};
-  std::array<int, Rank> owned{};       ///< this rank's cells
-  std::array<int, Rank> extents{};     ///< this rank's grid, ghosts included
-  int depth = 1;                       ///< steps between exchanges
-  int ghost_width = 0;                 ///< radius x depth
-  std::size_t bytes_per_exchange = 0;  ///< this rank sends, per block
+  std::array<int, Rank> owned{};          ///< this rank's cells
+  std::array<int, Rank> extents{};        ///< this rank's grid, ghosts included
+  int depth = 1;                          ///< steps between exchanges
+  int ghost_width = 0;                    ///< radius x depth
+  std::size_t bytes_per_exchange = 0;     ///< this rank sends, per block
+  Transport transport = Transport::host;  ///< how the ghosts travel
   /// Cells this rank computes per cell it owns (the ghosts' redundant work).
   double redundant_work = 1.0;
 };
@@ -46,8 +47,9 @@ std::string to_string(DistributedPlan<Rank> const& p) {
   join(p.extents);
   s << " (ghosts of " << p.ghost_width << " cells, " << p.redundant_work
     << "x the owned work); one exchange of "
-    << stencil::detail::format_bytes(p.bytes_per_exchange) << " sent per "
-    << p.depth << " steps\n"
+    << stencil::detail::format_bytes(p.bytes_per_exchange) << " ("
+    << to_string(p.transport) << ")"
+    << " sent per " << p.depth << " steps\n"
     << p.local;
   return s.str();
 }
@@ -98,6 +100,7 @@ requires detail::is_distributed_v<Distributed>
   p.extents = d.layout().extents();
   p.depth = d.options().depth;
   p.ghost_width = d.ghost_width();
+  p.transport = d.transport();
   double owned = 1, computed = 1;
   std::size_t bytes = 0;
   std::size_t const buffers = d.exchanged().size();
