@@ -6,6 +6,7 @@
 #include <stencil/mpi.hpp>
 #include <stencil/stencil.hpp>
 #include <stencil/suite.hpp>
+#include <stencil/suite/solvers.hpp>
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -177,6 +179,149 @@ TEST(Distributed, Rank3MatchesOneRankBitForBit) {
       {17, 9, 8}, B{periodic, fixed, reflecting}, 2, 5, {n, 1, 1});
 }
 
+// ------------------------------------------------ several fields (State)
+
+/// Heat with a source that depends on the cell's position, so that a rank
+/// must see global (and, across a periodic edge, wrapped) coordinates.
+struct PositionedHeat {
+  static constexpr int rank = 2;
+  static constexpr auto shape = stencil::Shape::star;
+  using fields = stencil::fields<stencil::field<1>>;
+  static constexpr char const* name = "positioned-heat";
+  template <class In>
+  KOKKOS_FUNCTION auto operator()(In const& in) const {
+    auto const u = stencil::read<0>(in);
+    auto const p = in.position();
+    return u(0, 0) +
+           0.1 * (u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1) - 4 * u(0, 0)) +
+           1e-3 * (p[0] + 2.0 * p[1]) + 1e-4 * in.time();
+  }
+};
+
+/// Every kept level of every field from value(field, level, coordinates),
+/// on the distributed state and on the whole one alike.
+template <int Rank, class D, class W, class Value>
+void fill_states(D& distributed, W& whole, Value value) {
+  auto const& local = distributed.local();
+  for (int f = 0; f < local.field_count(); ++f) {
+    int const levels = local.spec(f).levels;
+    for (int k = 0; k < levels; ++k) {
+      auto at = [&](auto... c) { return value(f, k, c...); };
+      if (levels == 1) {
+        distributed.fill(f, at);
+        stencil::fill(whole, f, at);
+      } else {
+        distributed.fill_level(f, -k, at);
+        stencil::fill_level(whole, f, -k, at);
+      }
+    }
+  }
+}
+
+/// As check() for a multi-field stencil on a DistributedState: every kept
+/// level of every written field, bit for bit.
+template <class T, class Op, int Rank, class Policy>
+void check_state(std::array<int, Rank> extents, std::array<Boundary, Rank> b,
+                 int depth, int steps, Policy policy, char const* policy_name,
+                 std::vector<std::string> names,
+                 std::array<int, Rank> ranks = {}) {
+  constexpr int radius = Op::fields::radius;
+  stencil::mpi::DistributedOptions<Rank> options;
+  options.radius = radius;
+  options.halo = radius;
+  options.depth = depth;
+  options.boundary = b;
+  options.ranks = ranks;
+  options.dt = 0.5;
+  auto const specs = stencil::field_specs<Op>(names);
+  stencil::mpi::DistributedState<T, Rank, Memory> state(
+      "d", MPI_COMM_WORLD, extents, specs, options, 1.0);
+  stencil::State<T, Rank, Memory> whole("whole", extents, specs,
+                                        {.halo = radius, .t0 = 1.0, .dt = 0.5});
+  for (int a = 0; a < Rank; ++a) {
+    whole.set_boundary(a, stencil::Side::both, b[a]);
+  }
+  fill_states<Rank>(state, whole, [](int f, int k, auto... c) {
+    int const cs[] = {c...};
+    double const x = 0.37 * cs[0] + 0.11 * cs[Rank - 1] + 0.05 * k + 0.7 * f;
+    return static_cast<T>(0.5 + 0.25 * std::sin(x) + 0.1 * std::cos(3 * x));
+  });
+  std::string const what =
+      describe<Rank>(Op::name, policy_name, b, state.decomposition().dims(),
+                     depth, steps) +
+      " (state)";
+  stencil::mpi::iterate(Space{}, state, Op{}, steps, policy);
+  stencil::iterate(Space{}, whole, Op{}, steps, stencil::Naive{});
+  Space{}.fence();
+  auto const& d = state.decomposition();
+  long long bad = 0;
+  auto same = [](T x, T y) { return std::memcmp(&x, &y, sizeof(T)) == 0; };
+  for (int f = 0; f < whole.field_count(); ++f) {
+    if (whole.spec(f).read_only) continue;
+    for (int k = 0; k < whole.spec(f).levels; ++k) {
+      auto const mine = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{},
+                                                            state.owned(f, -k));
+      auto const all = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{},
+                                                           whole.level(f, -k));
+      if constexpr (Rank == 2) {
+        for (int i = 0; i < d.owned()[0]; ++i)
+          for (int j = 0; j < d.owned()[1]; ++j)
+            bad += !same(mine(i, j), all(radius + d.offset()[0] + i,
+                                         radius + d.offset()[1] + j));
+      } else {
+        for (int i = 0; i < d.owned()[0]; ++i)
+          for (int j = 0; j < d.owned()[1]; ++j)
+            for (int l = 0; l < d.owned()[2]; ++l)
+              bad += !same(mine(i, j, l), all(radius + d.offset()[0] + i,
+                                              radius + d.offset()[1] + j,
+                                              radius + d.offset()[2] + l));
+      }
+    }
+  }
+  long long total = 0;
+  MPI_Allreduce(&bad, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(total, 0) << what << ": cells that differ from one rank's run";
+  EXPECT_DOUBLE_EQ(state.time(), whole.time()) << what;
+}
+
+template <class T, class Op, int Rank>
+void check_state_policies(std::array<int, Rank> extents,
+                          std::array<Boundary, Rank> b, int depth, int steps,
+                          std::vector<std::string> names,
+                          std::array<int, Rank> ranks = {}) {
+  check_state<T, Op, Rank>(extents, b, depth, steps, stencil::Naive{}, "Naive",
+                           names, ranks);
+  check_state<T, Op, Rank>(extents, b, depth, steps,
+                           stencil::SpatialBlocking{{.x = 8, .y = 4, .z = 3}},
+                           "SpatialBlocking", names, ranks);
+  check_state<T, Op, Rank>(extents, b, depth, steps, stencil::Auto{}, "Auto",
+                           names, ranks);
+}
+
+TEST(Distributed, SolversOfSeveralFieldsMatchOneRankBitForBit) {
+  using B2 = std::array<Boundary, 2>;
+  using B3 = std::array<Boundary, 3>;
+  int const n = world_size();
+  // Two time levels: the ghosts of u at n-1 are exchanged too.
+  check_state_policies<double, stencil::suite::Wave<2, 1>, 2>(
+      {37, 29}, B2{fixed, periodic}, 3, 7, {"u"});
+  check_state_policies<float, stencil::suite::Wave<2, 2>, 2>(
+      {33, 35}, B2{periodic, neumann}, 2, 5, {"u"}, {n, 1});
+  // A read-only coefficient, filled once with its ghosts.
+  check_state_policies<double, stencil::suite::HeatVarCoef<2>, 2>(
+      {35, 31}, B2{reflecting, periodic}, 4, 9, {"u", "k"});
+  check_state_policies<float, stencil::suite::HeatVarCoef<3>, 3>(
+      {13, 11, 9}, B3{periodic, fixed, neumann}, 2, 5, {"u", "k"});
+  // Two coupled species.
+  check_state_policies<double, stencil::suite::GrayScott, 2>(
+      {36, 30}, B2{periodic, periodic}, 3, 8, {"u", "v"});
+  // Positions: global, and wrapped across a periodic edge.
+  check_state_policies<double, PositionedHeat, 2>({40, 27}, B2{periodic, fixed},
+                                                  3, 7, {"u"}, {n, 1});
+  check_state_policies<double, PositionedHeat, 2>(
+      {27, 40}, B2{neumann, periodic}, 2, 6, {"u"}, {1, n});
+}
+
 TEST(Distributed, PlanReportsTheDecompositionAndExchange) {
   stencil::mpi::DistributedOptions<2> options;
   options.depth = 3;
@@ -248,6 +393,20 @@ TEST(Distributed, BadInputIsRefusedWithWhatWouldBeValid) {
               "t", MPI_COMM_WORLD, {40, 40}, o);
         },
         "use Transport::host");
+  }
+  if constexpr (stencil::native_available_v<Space>) {
+    // The native kernels of several fields read a whole state's positions.
+    expect_error(
+        [&] {
+          using Op = stencil::suite::HeatVarCoef<2>;
+          stencil::mpi::DistributedOptions<2> o;
+          stencil::mpi::DistributedState<double, 2, Memory> s(
+              "n", MPI_COMM_WORLD, {40, 40},
+              stencil::field_specs<Op>({"u", "k"}), o);
+          (void)stencil::mpi::plan(Space{}, s, Op{},
+                                   stencil::TemporalBlocking{});
+        },
+        "use Naive or SpatialBlocking");
   }
   if (n > 1) {
     expect_error(

@@ -4,6 +4,7 @@
 
 #include <stencil/mpi/decomposition.hpp>
 #include <stencil/mpi/distributed_grid.hpp>
+#include <stencil/mpi/distributed_state.hpp>
 #include <stencil/mpi/exchange.hpp>
 #include <stencil/mpi/ghost_layout.hpp>
 #include <stencil/mpi/iterate.hpp>

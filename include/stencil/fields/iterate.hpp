@@ -183,6 +183,16 @@ plan(ExecSpace const& space, State<T, Rank, MemorySpace> const& state,
   } else {
     detail::plan_fields_with<ExecSpace, T, Op>(p, policy);
   }
+  // The native kernels of several fields give in.position() the state's
+  // own cell; a block of a larger domain needs the portable kernels, which
+  // map it (State::position_map).
+  STENCIL_EXPECT_SUPPORTED(
+      !(state.position_map_set() && p.backend != Backend::portable),
+      to_string(p.policy),
+      " of several fields runs natively, and the native kernels read "
+      "positions of a whole state; this state is a rank's block of a "
+      "distributed domain (stencil::mpi::DistributedState): use Naive or "
+      "SpatialBlocking");
   p.model_note =
       "no prediction: the model describes single-field stencils only";
   return p;

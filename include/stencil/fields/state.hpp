@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stencil/boundary.hpp>
+#include <stencil/detail/fields/position_map.hpp>
 #include <stencil/detail/memory.hpp>
 #include <stencil/detail/padded.hpp>
 #include <stencil/error.hpp>
@@ -141,6 +142,8 @@ class State {
       m_dt = other.m_dt;
       m_steps = other.m_steps;
       m_fields = std::move(other.m_fields);
+      m_position_map = other.m_position_map;
+      m_position_map_set = other.m_position_map_set;
       other.m_label.clear();
       other.m_extents = {};
       other.m_halo = 0;
@@ -208,6 +211,17 @@ class State {
   void set_time(double t) { m_time = t; }
   /// Steps iterate has advanced this state by.
   long long steps_done() const { return m_steps; }
+
+  /// Where this state's cells lie in a larger domain, for in.position():
+  /// identity unless set. stencil::mpi::DistributedState sets it on every
+  /// rank (interior origin and periodic wrap, z, y, x); the native kernels
+  /// of several fields refuse a state whose map was set.
+  detail::PositionMap const& position_map() const { return m_position_map; }
+  bool position_map_set() const { return m_position_map_set; }
+  void set_position_map(detail::PositionMap const& map) {
+    m_position_map = map;
+    m_position_map_set = true;
+  }
 
   int field_count() const { return static_cast<int>(m_fields.size()); }
   FieldSpec const& spec(int field) const { return at(field).spec; }
@@ -341,6 +355,8 @@ class State {
   double m_time = 0.0;
   double m_dt = 1.0;
   long long m_steps = 0;
+  detail::PositionMap m_position_map;
+  bool m_position_map_set = false;
   std::vector<Field> m_fields;
 };
 

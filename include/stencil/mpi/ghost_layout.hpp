@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // What a distributed grid and a distributed state share: the checked
 // options, the decomposition, and the ghost cells each rank keeps of its
-// neighbours. Each rank's container (a Grid; a State later) holds its block
+// neighbours. Each rank's container (a Grid or a State) holds its block
 // plus `radius x depth` ghost cells on every side it shares, and a halo
 // beyond them that is fixed there and the global boundary elsewhere.
 #pragma once

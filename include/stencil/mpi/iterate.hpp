@@ -3,8 +3,10 @@
 // rank's grid between ghost exchanges, one exchange per `depth` steps.
 #pragma once
 
+#include <stencil/fields/iterate.hpp>
 #include <stencil/iterate.hpp>
 #include <stencil/mpi/distributed_grid.hpp>
+#include <stencil/mpi/distributed_state.hpp>
 #include <stencil/mpi/exchange.hpp>
 #include <stencil/plan.hpp>
 
@@ -79,11 +81,13 @@ template <class D>
 inline constexpr bool is_distributed_v = false;
 template <class T, int Rank, class M>
 inline constexpr bool is_distributed_v<DistributedGrid<T, Rank, M>> = true;
+template <class T, int Rank, class M>
+inline constexpr bool is_distributed_v<DistributedState<T, Rank, M>> = true;
 
 }  // namespace detail
 
-/// The plan of a distributed run of `op` on `d` (a DistributedGrid); `how` is a
-/// policy.
+/// The plan of a distributed run of `op` on `d` (a DistributedGrid or a
+/// DistributedState); `how` is a policy.
 template <class ExecSpace, class Distributed, class Op, class How = Auto>
 requires detail::is_distributed_v<Distributed>
     DistributedPlan<Distributed::rank> plan(ExecSpace const& space,
@@ -121,7 +125,7 @@ requires detail::is_distributed_v<Distributed>
   return p;
 }
 
-/// Advances `d` (a DistributedGrid) `steps` steps of
+/// Advances `d` (a DistributedGrid or a DistributedState) `steps` steps of
 /// `op` with the policy `how` on every rank: a ghost exchange, then up to
 /// `depth` steps, until done. Collective: every rank of the communicator
 /// calls it with the same arguments. Returns the plan it ran. The exchange

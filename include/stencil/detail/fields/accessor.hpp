@@ -5,6 +5,7 @@
 // field is read exactly as a single-field stencil reads its grid.
 #pragma once
 
+#include <stencil/detail/fields/position_map.hpp>
 #include <stencil/detail/neighbourhood.hpp>
 #include <stencil/fields/declare.hpp>
 
@@ -37,14 +38,15 @@ struct FieldsNeighbourhood {
   int stride_z;
   int z, y, x;
   double t;
+  PositionMap map = {};
 
   /// stencil::read<I, Level>(in): level 0 within the field's radius,
   /// earlier levels at the cell itself (radius 0: check_offsets catches
   /// any other offset).
   template <int I, int Level>
-  KOKKOS_FORCEINLINE_FUNCTION Neighbourhood<T, Rank,
-                                            Level == 0 ? Fields::radii[I] : 0>
-  level() const {
+  KOKKOS_FORCEINLINE_FUNCTION
+      Neighbourhood<T, Rank, Level == 0 ? Fields::radii[I] : 0>
+      level() const {
     return {buffers.level[I][-Level] + at, stride_y, stride_z};
   }
 
@@ -52,11 +54,11 @@ struct FieldsNeighbourhood {
   /// {y, x} for rank 2, {z, y, x} for rank 3 (0 .. extent-1).
   KOKKOS_FORCEINLINE_FUNCTION Kokkos::Array<int, Rank> position() const {
     if constexpr (Rank == 1) {
-      return {x};
+      return {map.at(2, x)};
     } else if constexpr (Rank == 2) {
-      return {y, x};
+      return {map.at(1, y), map.at(2, x)};
     } else {
-      return {z, y, x};
+      return {map.at(0, z), map.at(1, y), map.at(2, x)};
     }
   }
 
@@ -102,6 +104,7 @@ struct TiledFieldsNeighbourhood {
   int yy, xx;
   int z, y, x;
   double t;
+  PositionMap map = {};
 
   template <int I, int Level>
   KOKKOS_FORCEINLINE_FUNCTION auto level() const {
@@ -109,8 +112,8 @@ struct TiledFieldsNeighbourhood {
     if constexpr (Level == 0 && FieldTiles<T, Fields>::staged(I)) {
       int const centre = yy * tiles.row[I] + xx;
       if constexpr (Rank < 3) {
-        return Neighbourhood<T, Rank, r>{tiles.origin[I] + centre,
-                                         tiles.row[I], 0};
+        return Neighbourhood<T, Rank, r>{tiles.origin[I] + centre, tiles.row[I],
+                                         0};
       } else {
         constexpr int ring = 2 * r + 1;
         PlaneRingNeighbourhood<T, r> nb;
@@ -124,19 +127,19 @@ struct TiledFieldsNeighbourhood {
         return nb;
       }
     } else {
-      return Neighbourhood<T, Rank, r>{buffers.level[I][-Level] + at,
-                                       stride_y, stride_z};
+      return Neighbourhood<T, Rank, r>{buffers.level[I][-Level] + at, stride_y,
+                                       stride_z};
     }
   }
 
   /// As FieldsNeighbourhood::position().
   KOKKOS_FORCEINLINE_FUNCTION Kokkos::Array<int, Rank> position() const {
     if constexpr (Rank == 1) {
-      return {x};
+      return {map.at(2, x)};
     } else if constexpr (Rank == 2) {
-      return {y, x};
+      return {map.at(1, y), map.at(2, x)};
     } else {
-      return {z, y, x};
+      return {map.at(0, z), map.at(1, y), map.at(2, x)};
     }
   }
 

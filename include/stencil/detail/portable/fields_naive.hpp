@@ -26,13 +26,14 @@ struct FieldsNaiveSweep {
   Op op;
   PaddedLayout layout;
   double time;
+  PositionMap map;
 
   KOKKOS_FORCEINLINE_FUNCTION void update(int z, int y, int x) const {
     std::int64_t const at = layout.offset<std::int64_t>(z, y, x);
     store_fields(buffers, at,
                  op(FieldsNeighbourhood<T, Rank, Fields>{
                      buffers, at, layout.stride_y, layout.stride_z, z, y, x,
-                     time}));
+                     time, map}));
   }
 
   KOKKOS_FUNCTION void operator()(PerCell, Index cell) const {
@@ -53,11 +54,12 @@ struct FieldsNaiveSweep {
 template <class ExecSpace, class T, int Rank, class Op>
 void fields_naive_step(ExecSpace const& space,
                        FieldBuffers<T, typename Op::fields> const& buffers,
-                       Op const& op, PaddedLayout const& layout, double time) {
+                       Op const& op, PaddedLayout const& layout, double time,
+                       PositionMap const& map = {}) {
   auto launch = [&](auto index) {
     using Index = decltype(index);
     using Sweep = FieldsNaiveSweep<T, Rank, Op, Index>;
-    Sweep const sweep{buffers, op, layout, time};
+    Sweep const sweep{buffers, op, layout, time, map};
     Index const rows = static_cast<Index>(layout.nz) * layout.ny;
     if constexpr (is_host_space_v<ExecSpace>) {
       Kokkos::parallel_for(

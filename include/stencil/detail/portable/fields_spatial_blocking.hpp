@@ -86,6 +86,7 @@ struct FieldsBlockedSweep {
   std::size_t scratch_bytes;
   std::size_t scratch_offset[count];  // elements, per staged field
   double time;
+  PositionMap map;
 
   KOKKOS_FUNCTION void operator()(Member const& team) const {
     int t = team.league_rank();
@@ -130,13 +131,12 @@ struct FieldsBlockedSweep {
           for (int xx = 0; xx < row; ++xx) dst[yy * row + xx] = src[xx];
         }
       } else {
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, tiles.plane[f]),
-                             [&](int k) {
-                               int const yy = k / row;
-                               int const xx = k - yy * row;
-                               dst[k] = in[layout.offset(z, y0 + yy - ry,
-                                                         x0 + xx - r)];
-                             });
+        Kokkos::parallel_for(
+            Kokkos::TeamThreadRange(team, tiles.plane[f]), [&](int k) {
+              int const yy = k / row;
+              int const xx = k - yy * row;
+              dst[k] = in[layout.offset(z, y0 + yy - ry, x0 + xx - r)];
+            });
       }
     };
     // The first cell of ring slot `slot` of field f's region.
@@ -153,7 +153,7 @@ struct FieldsBlockedSweep {
         store_fields(buffers, at,
                      op(TiledFieldsNeighbourhood<T, Rank, Fields>{
                          buffers, tiles, at, layout.stride_y, layout.stride_z,
-                         yy, xx, z, y, x, time}));
+                         yy, xx, z, y, x, time, map}));
       };
       if constexpr (host) {
         for (int yy = 0; yy < height; ++yy)
@@ -224,19 +224,18 @@ template <class ExecSpace, class T, int Rank, class Op>
 void fields_blocked_step(ExecSpace const& space,
                          FieldBuffers<T, typename Op::fields> const& buffers,
                          Op const& op, PaddedLayout const& layout, Tile tile,
-                         int team_size, std::size_t scratch_bytes,
-                         double time) {
+                         int team_size, std::size_t scratch_bytes, double time,
+                         PositionMap const& map = {}) {
   using Sweep = FieldsBlockedSweep<ExecSpace, T, Rank, Op>;
   if constexpr (Rank < 2) tile.y = 1;
   if constexpr (Rank < 3) tile.z = 1;
   int const tiles_x = (layout.nx + tile.x - 1) / tile.x;
   int const tiles_y = (layout.ny + tile.y - 1) / tile.y;
   int const tiles_z = (layout.nz + tile.z - 1) / tile.z;
-  Sweep sweep{buffers, op, layout, tile, tiles_x, tiles_y, scratch_bytes, {},
-              time};
-  std::size_t const cells =
-      fields_scratch_layout<typename Op::fields>(Rank, tile,
-                                                 sweep.scratch_offset);
+  Sweep sweep{buffers,       op, layout, tile, tiles_x, tiles_y,
+              scratch_bytes, {}, time,   map};
+  std::size_t const cells = fields_scratch_layout<typename Op::fields>(
+      Rank, tile, sweep.scratch_offset);
   STENCIL_EXPECT(cells * sizeof(T) <= scratch_bytes,
                  "SpatialBlocking: the plan gives a team ", scratch_bytes,
                  " bytes of scratch but its tile {x=", tile.x, ", y=", tile.y,

@@ -33,8 +33,7 @@ namespace stencil::detail {
 /// limit (`holds` says what the scratch holds, for the message), and the
 /// team size. One grid and a State's fields share it.
 template <class ExecSpace, class ScratchBytes>
-void resolve_blocked_plan(Plan& p, Tile requested,
-                          ScratchBytes&& scratch_bytes,
+void resolve_blocked_plan(Plan& p, Tile requested, ScratchBytes&& scratch_bytes,
                           std::string const& holds) {
   int const rank = p.rank;
   STENCIL_EXPECT(requested.x > 0 && (rank < 2 || requested.y > 0) &&
@@ -55,9 +54,8 @@ void resolve_blocked_plan(Plan& p, Tile requested,
       Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0));
   STENCIL_EXPECT_SUPPORTED(bytes <= limit, "SpatialBlocking: tile {x=", t.x,
                            ", y=", t.y, "} with ", holds, " needs ", bytes,
-                           " bytes of scratch per team on ",
-                           p.execution_space, ", which allows ", limit,
-                           "; use a smaller tile");
+                           " bytes of scratch per team on ", p.execution_space,
+                           ", which allows ", limit, "; use a smaller tile");
   p.policy = PolicyKind::spatial_blocking;
   p.tile = t;
   p.scratch_bytes = bytes;
@@ -97,8 +95,8 @@ void resolve_fields_spatial_blocking(Plan& p, Tile requested) {
       [&](Tile t) {
         return fields_scratch_bytes<Fields>(p.rank, t, p.value_size);
       },
-      concat(staged, staged == 1 ? " field" : " fields",
-             " in scratch (radii ", radii, ")"));
+      concat(staged, staged == 1 ? " field" : " fields", " in scratch (radii ",
+             radii, ")"));
 }
 
 template <class ExecSpace>
@@ -147,8 +145,9 @@ struct Mechanism<Naive, ExecSpace,
     PaddedLayout const layout =
         make_layout<Rank>(state.extents(), state.halo());
     auto const one_step = [&](int) {
-      fields_naive_step<ExecSpace, T, Rank>(
-          space, field_buffers<Fields>(state), op, layout, state.time());
+      fields_naive_step<ExecSpace, T, Rank>(space, field_buffers<Fields>(state),
+                                            op, layout, state.time(),
+                                            state.position_map());
       finish_step<Fields>(state);
     };
     state_time_loop(space, state, step_blocks(steps, 1, hooks), one_step,
@@ -205,8 +204,8 @@ struct Mechanism<SpatialBlocking, ExecSpace,
         make_layout<Rank>(state.extents(), state.halo());
     auto const one_step = [&](int) {
       fields_blocked_step<ExecSpace, T, Rank>(
-          space, field_buffers<Fields>(state), op, layout, p.tile,
-          p.team_size, p.scratch_bytes, state.time());
+          space, field_buffers<Fields>(state), op, layout, p.tile, p.team_size,
+          p.scratch_bytes, state.time(), state.position_map());
       finish_step<Fields>(state);
     };
     state_time_loop(space, state, step_blocks(steps, 1, hooks), one_step,

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+// The cell coordinates a multi-field functor reads with in.position().
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+namespace stencil::detail {
+
+/// Where a state's cell lies in the whole domain, for in.position(): the
+/// state's interior starts at `origin` (z, y, x), and an axis whose
+/// `period` is positive wraps around it. A single state has the identity;
+/// a rank of a distributed state (stencil::mpi) holds a block of the
+/// domain and its neighbours' ghosts, across periodic edges too.
+struct PositionMap {
+  int origin[3] = {0, 0, 0};
+  int period[3] = {0, 0, 0};
+
+  KOKKOS_FORCEINLINE_FUNCTION int at(int axis, int cell) const {
+    int const v = cell + origin[axis];
+    int const p = period[axis];
+    return p > 0 ? ((v % p) + p) % p : v;
+  }
+  bool identity() const {
+    for (int a = 0; a < 3; ++a) {
+      if (origin[a] != 0 || period[a] != 0) return false;
+    }
+    return true;
+  }
+};
+
+}  // namespace stencil::detail
