@@ -123,9 +123,8 @@ void choose_fields_automatically(Plan& p) {
       "multi-field stencils take the portable Naive: it moves each field's "
       "bytes once per step, and SpatialBlocking adds scratch copies the "
       "caches already save; the native StreamingSweep and TemporalBlocking "
-      "of several fields run when asked, but measured on an H200 they run "
-      "at 0.3-0.4x (sweep) and 0.65-1.17x (temporal) of Naive on the 2D "
-      "solvers (docs/decisions/auto-fields.md)";
+      "of several fields run when asked, but they are not ahead of Naive "
+      "on the 2D solvers (docs/decisions/auto-fields.md)";
 }
 
 template <PolicyKinds Kinds, class ExecSpace, class T, int Rank,
