@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -31,6 +32,23 @@ int world_size() {
   int n = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &n);
   return n;
+}
+
+/// A host copy of `v`, which may be a strided subview of device memory
+/// (Kokkos copies between memory spaces only contiguous views).
+template <class View>
+auto host_copy(View const& v) {
+  using Dense = Kokkos::View<typename View::non_const_data_type,
+                             Kokkos::LayoutRight, typename View::memory_space>;
+  auto const init = Kokkos::view_alloc(Kokkos::WithoutInitializing, "dense");
+  Dense dense;
+  if constexpr (View::rank == 2) {
+    dense = Dense(init, v.extent(0), v.extent(1));
+  } else {
+    dense = Dense(init, v.extent(0), v.extent(1), v.extent(2));
+  }
+  Kokkos::deep_copy(dense, v);
+  return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, dense);
 }
 
 /// A value of every global cell, halo included, that no two neighbours
@@ -89,14 +107,14 @@ void check(std::array<int, Rank> extents, std::array<Boundary, Rank> b,
     stencil::fill(whole, f);
   }
   auto const p = stencil::mpi::iterate(Space{}, grid, Op{}, steps, policy);
-  stencil::iterate(Space{}, whole, Op{}, steps, stencil::Naive{});
+  // The same policy on one rank: a native kernel need not round as Naive
+  // does, but it rounds a cell the same way on any grid.
+  stencil::iterate(Space{}, whole, Op{}, steps, policy);
   Space{}.fence();
   EXPECT_EQ(p.depth, depth) << what;
 
-  auto const mine =
-      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, grid.owned());
-  auto const all =
-      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, whole.current());
+  auto const mine = host_copy(grid.owned());
+  auto const all = host_copy(whole.current());
   auto const& d = grid.decomposition();
   int const h = Op::radius;
   long long bad = 0;
@@ -129,13 +147,45 @@ void check_policies(std::array<int, Rank> extents, std::array<Boundary, Rank> b,
                      stencil::SpatialBlocking{{.x = 8, .y = 4, .z = 3}},
                      "SpatialBlocking", ranks);
   check<T, Op, Rank>(extents, b, depth, steps, stencil::Auto{}, "Auto", ranks);
+  // The native policies where this space has them, on every boundary they
+  // run on one rank (a refusal there is tested with the native kernels):
+  // for a 2D star and a 3D star and box, which keeps this unit's kernels
+  // few enough to compile in minutes.
+  constexpr bool native_checked =
+      std::is_same_v<Op, stencil::suite::J2d5pt> ||
+      std::is_same_v<Op, stencil::suite::J3d7pt> ||
+      std::is_same_v<Op, stencil::suite::J3d27pt>;
+  if constexpr (stencil::native_available_v<Space> && native_checked) {
+    auto native = [&](auto policy, char const* name) {
+      stencil::Grid<T, Rank, Memory> probe("probe", extents,
+                                           {.halo = Op::radius});
+      for (int a = 0; a < Rank; ++a) {
+        probe.set_boundary(a, stencil::Side::both, b[a]);
+      }
+      try {
+        (void)stencil::plan(Space{}, probe, Op{}, policy);
+      } catch (stencil::unsupported const&) {
+        return;
+      }
+      check<T, Op, Rank>(extents, b, depth, steps, policy, name, ranks);
+    };
+    if constexpr (stencil::runs_rank_v<stencil::TemporalBlocking, Rank>) {
+      native(stencil::TemporalBlocking{}, "TemporalBlocking");
+    }
+    if constexpr (stencil::runs_rank_v<stencil::DeviceTiling, Rank>) {
+      native(stencil::DeviceTiling{}, "DeviceTiling");
+    }
+  }
   // Device to device where this build and space can (a CUDA build with
   // NCCL) and every rank has a GPU of its own (NCCL refuses two ranks on
   // one device); elsewhere the request is refused (BadInputIs...).
   if constexpr (stencil::mpi::detail::nccl_runs<Memory>()) {
-    if (world_size() <= Kokkos::num_devices())
+    if (world_size() <= Kokkos::num_devices()) {
       check<T, Op, Rank>(extents, b, depth, steps, stencil::Naive{}, "Naive",
                          ranks, stencil::mpi::Transport::nccl);
+      check<T, Op, Rank>(extents, b, depth, steps, stencil::Auto{}, "Auto",
+                         ranks, stencil::mpi::Transport::nccl);
+    }
   }
 }
 
@@ -259,10 +309,8 @@ void check_state(std::array<int, Rank> extents, std::array<Boundary, Rank> b,
   for (int f = 0; f < whole.field_count(); ++f) {
     if (whole.spec(f).read_only) continue;
     for (int k = 0; k < whole.spec(f).levels; ++k) {
-      auto const mine = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{},
-                                                            state.owned(f, -k));
-      auto const all = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{},
-                                                           whole.level(f, -k));
+      auto const mine = host_copy(state.owned(f, -k));
+      auto const all = host_copy(whole.level(f, -k));
       if constexpr (Rank == 2) {
         for (int i = 0; i < d.owned()[0]; ++i)
           for (int j = 0; j < d.owned()[1]; ++j)
@@ -344,8 +392,14 @@ TEST(Distributed, PlanReportsTheDecompositionAndExchange) {
   std::string const text = stencil::mpi::to_string(p);
   EXPECT_NE(text.find("distributed over"), std::string::npos) << text;
   EXPECT_NE(text.find("per 3 steps"), std::string::npos) << text;
-  EXPECT_EQ(p.transport, stencil::mpi::Transport::host);
-  EXPECT_NE(text.find("(host)"), std::string::npos) << text;
+  // automatic: NCCL where it runs and no two ranks share a GPU, said so.
+  bool const nccl = stencil::mpi::detail::nccl_runs<Memory>() &&
+                    world_size() <= Kokkos::num_devices();
+  EXPECT_EQ(p.transport, nccl ? stencil::mpi::Transport::nccl
+                              : stencil::mpi::Transport::host);
+  EXPECT_NE(text.find(nccl ? "(nccl, automatic" : "(host, automatic"),
+            std::string::npos)
+      << text;
 }
 
 TEST(Distributed, BadInputIsRefusedWithWhatWouldBeValid) {
@@ -384,7 +438,19 @@ TEST(Distributed, BadInputIsRefusedWithWhatWouldBeValid) {
         (void)stencil::mpi::plan(Space{}, g, stencil::suite::J2d9pt{});
       },
       "make it with radius 2");
-  if constexpr (!stencil::mpi::detail::nccl_runs<Memory>()) {
+  if constexpr (stencil::mpi::detail::nccl_runs<Memory>()) {
+    if (world_size() > Kokkos::num_devices()) {
+      // Two ranks of this run share a GPU.
+      expect_error(
+          [&] {
+            stencil::mpi::DistributedOptions<2> o;
+            o.transport = stencil::mpi::Transport::nccl;
+            stencil::mpi::DistributedGrid<double, 2, Memory> g(
+                "t", MPI_COMM_WORLD, {40, 40}, o);
+          },
+          "run one rank per GPU or use Transport::host");
+    }
+  } else {
     expect_error(
         [&] {
           stencil::mpi::DistributedOptions<2> o;

@@ -16,8 +16,10 @@ namespace stencil::mpi {
 /// How ghost slabs travel between ranks. `host`: packed on the grid's
 /// space, staged through (pinned) host memory, sent with MPI; every MPI
 /// accepts it. `nccl`: NCCL point-to-point between device buffers on the
-/// space's stream (CUDA grids, in a build that found NCCL). `automatic`:
-/// host, the one measured so far.
+/// space's stream (CUDA grids, in a build that found NCCL, one GPU per
+/// rank), ordered with the compute so that no exchange waits for the host.
+/// `automatic`: nccl where it runs, host elsewhere
+/// (docs/decisions/mpi-transport.md).
 enum class Transport { automatic, host, nccl };
 
 inline char const* to_string(Transport t) {

@@ -18,9 +18,10 @@
 namespace stencil::mpi {
 
 /// What this rank's exchanges took since the grid was made or the
-/// statistics were reset: wall time from the first pack to the last unpack
-/// (the space fenced before, so no compute is counted), bytes sent, and
-/// exchanges.
+/// statistics were reset: their time (through the host, wall time from the
+/// first pack to the last unpack, the space fenced before, so no compute is
+/// counted; through NCCL, the time they held the stream, waits for the
+/// neighbours included), bytes sent, and exchanges.
 struct ExchangeStats {
   double seconds = 0.0;
   std::size_t bytes_sent = 0;
@@ -56,7 +57,9 @@ class Distributed {
   ExchangeStats const& exchange_stats() const { return m_stats; }
   ExchangeStats& exchange_stats() { return m_stats; }
   /// How the ghosts travel (options().transport resolved).
-  Transport transport() const { return m_transport; }
+  Transport transport() const { return m_transport.transport; }
+  /// Why: "requested", or what `automatic` saw.
+  std::string const& transport_reason() const { return m_transport.reason; }
   /// The exchange's packs and host staging, kept between exchanges.
   ExchangeBuffers<rank, value_type, memory_space>& exchange_buffers() {
     return m_buffers;
@@ -70,6 +73,8 @@ class Distributed {
     }
     return m_nccl->get();
   }
+  /// The exchanges' intervals on the stream, when they are not fenced.
+  StreamIntervals& exchange_intervals() { return m_intervals; }
 #endif
 
  protected:
@@ -79,13 +84,14 @@ class Distributed {
               std::array<int, rank> const& global,
               DistributedOptions<rank> const& options, Make&& make)
       : m_layout(label, comm, global, options),
-        m_transport(resolve_transport<memory_space>(options.transport)),
+        m_transport(choose_transport<memory_space>(
+            options.transport, m_layout.decomposition().communicator())),
         m_local(make(m_layout.extents())) {
     m_layout.set_sides(m_local);
   }
 
   GhostLayout<rank> m_layout;
-  Transport m_transport;
+  TransportChoice m_transport;
   Local m_local;
 
  private:
@@ -93,6 +99,7 @@ class Distributed {
   ExchangeBuffers<rank, value_type, memory_space> m_buffers;
 #if STENCIL_MPI_NCCL
   std::unique_ptr<NcclComm> m_nccl;
+  StreamIntervals m_intervals;
 #endif
 };
 

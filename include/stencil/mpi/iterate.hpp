@@ -16,6 +16,7 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <type_traits>
 
 namespace stencil::mpi {
 
@@ -31,6 +32,7 @@ struct DistributedPlan {
   int ghost_width = 0;                    ///< radius x depth
   std::size_t bytes_per_exchange = 0;     ///< this rank sends, per block
   Transport transport = Transport::host;  ///< how the ghosts travel
+  std::string transport_reason;           ///< why that transport
   /// Cells this rank computes per cell it owns (the ghosts' redundant work).
   double redundant_work = 1.0;
 };
@@ -50,7 +52,7 @@ std::string to_string(DistributedPlan<Rank> const& p) {
   s << " (ghosts of " << p.ghost_width << " cells, " << p.redundant_work
     << "x the owned work); one exchange of "
     << stencil::detail::format_bytes(p.bytes_per_exchange) << " ("
-    << to_string(p.transport) << ")"
+    << to_string(p.transport) << ", " << p.transport_reason << ")"
     << " sent per " << p.depth << " steps\n"
     << p.local;
   return s.str();
@@ -105,6 +107,7 @@ requires detail::is_distributed_v<Distributed>
   p.depth = d.options().depth;
   p.ghost_width = d.ghost_width();
   p.transport = d.transport();
+  p.transport_reason = d.transport_reason();
   double owned = 1, computed = 1;
   std::size_t bytes = 0;
   std::size_t const buffers = d.exchanged().size();
@@ -128,9 +131,14 @@ requires detail::is_distributed_v<Distributed>
 /// Advances `d` (a DistributedGrid or a DistributedState) `steps` steps of
 /// `op` with the policy `how` on every rank: a ghost exchange, then up to
 /// `depth` steps, until done. Collective: every rank of the communicator
-/// calls it with the same arguments. Returns the plan it ran. The exchange
-/// waits for its data, so the last block's kernels are the only work left
-/// in flight on return.
+/// calls it with the same arguments. Returns the plan it ran. The last
+/// exchange has finished on return; the last block's kernels may still be
+/// in flight (fence the space before reading the grid on the host).
+///
+/// Through the host, each exchange fences the space first (MPI sends from
+/// host memory) and is timed by the wall clock. Through NCCL, exchanges
+/// and blocks queue on the space's stream one after the other, with no
+/// fence between them, and each exchange is timed on the stream.
 template <class ExecSpace, class Distributed, class Op, class How = Auto>
 requires detail::is_distributed_v<Distributed>
     DistributedPlan<Distributed::rank> iterate(ExecSpace const& space,
@@ -139,12 +147,30 @@ requires detail::is_distributed_v<Distributed>
   STENCIL_EXPECT(steps >= 0, "steps is ", steps,
                  "; the number of time steps must be 0 or more");
   auto p = plan(space, d, op, how);
+  auto& stats = d.exchange_stats();
+#if STENCIL_MPI_NCCL
+  if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) {
+    if (p.transport == Transport::nccl) {
+      auto& intervals = d.exchange_intervals();
+      for (int done = 0; done < steps;) {
+        int const block = std::min(p.depth, steps - done);
+        intervals.start(space.cuda_stream());
+        stats.bytes_sent += detail::exchange_ghosts(space, d);
+        intervals.stop(space.cuda_stream());
+        ++stats.exchanges;
+        stencil::iterate(space, d.local(), op, block, p.local);
+        done += block;
+      }
+      stats.seconds += intervals.collect();
+      return p;
+    }
+  }
+#endif
   for (int done = 0; done < steps;) {
     int const block = std::min(p.depth, steps - done);
     space.fence("stencil::mpi: block done");
     double const start = MPI_Wtime();
     std::size_t const sent = detail::exchange_ghosts(space, d);
-    auto& stats = d.exchange_stats();
     stats.seconds += MPI_Wtime() - start;
     stats.bytes_sent += sent;
     ++stats.exchanges;
