@@ -12,6 +12,7 @@
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
@@ -118,23 +119,31 @@ void check(std::array<int, Rank> extents, std::array<Boundary, Rank> b,
   auto const& d = grid.decomposition();
   int const h = Op::radius;
   long long bad = 0;
-  auto same = [](T x, T y) { return std::memcmp(&x, &y, sizeof(T)) == 0; };
+  double worst = 0;  // the largest relative difference, to tell rounding
+  auto compare = [&](T x, T y) {
+    if (std::memcmp(&x, &y, sizeof(T)) == 0) return;
+    ++bad;
+    worst = std::max(worst, std::abs(double(x) - double(y)) /
+                                std::max(1e-30, std::abs(double(y))));
+  };
   if constexpr (Rank == 2) {
     for (int i = 0; i < d.owned()[0]; ++i)
       for (int j = 0; j < d.owned()[1]; ++j)
-        bad += !same(mine(i, j),
-                     all(h + d.offset()[0] + i, h + d.offset()[1] + j));
+        compare(mine(i, j), all(h + d.offset()[0] + i, h + d.offset()[1] + j));
   } else {
     for (int i = 0; i < d.owned()[0]; ++i)
       for (int j = 0; j < d.owned()[1]; ++j)
         for (int k = 0; k < d.owned()[2]; ++k)
-          bad += !same(mine(i, j, k),
-                       all(h + d.offset()[0] + i, h + d.offset()[1] + j,
-                           h + d.offset()[2] + k));
+          compare(mine(i, j, k), all(h + d.offset()[0] + i,
+                                     h + d.offset()[1] + j,
+                                     h + d.offset()[2] + k));
   }
   long long total = 0;
+  double largest = 0;
   MPI_Allreduce(&bad, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-  EXPECT_EQ(total, 0) << what << ": cells that differ from one rank's run";
+  MPI_Allreduce(&worst, &largest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(total, 0) << what << ": cells that differ from one rank's run, "
+                      << "by at most " << largest << " relative";
   EXPECT_DOUBLE_EQ(grid.time(), whole.time()) << what;
 }
 
