@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -142,8 +143,25 @@ void check(std::array<int, Rank> extents, std::array<Boundary, Rank> b,
   double largest = 0;
   MPI_Allreduce(&bad, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(&worst, &largest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  EXPECT_EQ(total, 0) << what << ": cells that differ from one rank's run, "
-                      << "by at most " << largest << " relative";
+  // On a GPU the portable Naive picks its vector or scalar kernel by the
+  // alignment of a grid's rows, and a thread of the vector kernel shares
+  // products between its cells, which the compiler then leaves unfused:
+  // a rank whose rows align otherwise than the whole grid's may round a
+  // cell an ulp or two apart (measured on H200s: 2.6e-7 in float, 3.9e-16
+  // in double), and Auto may pick that kernel on one grid only. Those two
+  // are held to a few ulps per step there; every other case, bit for bit.
+  constexpr bool kernel_by_alignment =
+      !Kokkos::SpaceAccessibility<Kokkos::HostSpace, Memory>::accessible &&
+      (std::is_same_v<Policy, stencil::Naive> ||
+       std::is_same_v<Policy, stencil::Auto>);
+  if constexpr (kernel_by_alignment) {
+    double const bound = 4.0 * steps * std::numeric_limits<T>::epsilon();
+    EXPECT_LE(largest, bound)
+        << what << ": " << total << " cells differ from one rank's run";
+  } else {
+    EXPECT_EQ(total, 0) << what << ": cells that differ from one rank's run, "
+                        << "by at most " << largest << " relative";
+  }
   EXPECT_DOUBLE_EQ(grid.time(), whole.time()) << what;
 }
 
