@@ -135,9 +135,9 @@ void check(std::array<int, Rank> extents, std::array<Boundary, Rank> b,
     for (int i = 0; i < d.owned()[0]; ++i)
       for (int j = 0; j < d.owned()[1]; ++j)
         for (int k = 0; k < d.owned()[2]; ++k)
-          compare(mine(i, j, k), all(h + d.offset()[0] + i,
-                                     h + d.offset()[1] + j,
-                                     h + d.offset()[2] + k));
+          compare(mine(i, j, k),
+                  all(h + d.offset()[0] + i, h + d.offset()[1] + j,
+                      h + d.offset()[2] + k));
   }
   long long total = 0;
   double largest = 0;
@@ -178,10 +178,9 @@ void check_policies(std::array<int, Rank> extents, std::array<Boundary, Rank> b,
   // run on one rank (a refusal there is tested with the native kernels):
   // for a 2D star and a 3D star and box, which keeps this unit's kernels
   // few enough to compile in minutes.
-  constexpr bool native_checked =
-      std::is_same_v<Op, stencil::suite::J2d5pt> ||
-      std::is_same_v<Op, stencil::suite::J3d7pt> ||
-      std::is_same_v<Op, stencil::suite::J3d27pt>;
+  constexpr bool native_checked = std::is_same_v<Op, stencil::suite::J2d5pt> ||
+                                  std::is_same_v<Op, stencil::suite::J3d7pt> ||
+                                  std::is_same_v<Op, stencil::suite::J3d27pt>;
   if constexpr (stencil::native_available_v<Space> && native_checked) {
     auto native = [&](auto policy, char const* name) {
       stencil::Grid<T, Rank, Memory> probe("probe", extents,
@@ -220,6 +219,20 @@ constexpr Boundary fixed = Boundary::fixed, periodic = Boundary::periodic,
                    neumann = Boundary::neumann,
                    reflecting = Boundary::reflecting;
 
+/// A process grid of twos on the slow axes (2x2 on four ranks), which the
+/// library's least-exchange choice may not pick for a small box: corners
+/// then come from the diagonal neighbours through two exchanges.
+template <int Rank>
+std::array<int, Rank> twos() {
+  std::array<int, Rank> r{};
+  int n = world_size();
+  for (int a = 0; a < Rank; ++a) {
+    r[a] = (a < Rank - 1 && n % 2 == 0 && n > 1) ? 2 : n;
+    n /= r[a];
+  }
+  return r;
+}
+
 TEST(Distributed, Star2dMatchesOneRankBitForBit) {
   using Op = stencil::suite::J2d5pt;
   using B = std::array<Boundary, 2>;
@@ -243,6 +256,8 @@ TEST(Distributed, BoxAndRadiusTwo2dMatchOneRankBitForBit) {
                                                     2, 5);
   check_policies<double, stencil::suite::J2d9pt, 2>({33, 35},
                                                     B{periodic, fixed}, 2, 7);
+  check_policies<double, stencil::suite::J2d9ptGol, 2>(
+      {35, 27}, B{periodic, fixed}, 3, 8, twos<2>());
 }
 
 TEST(Distributed, Rank3MatchesOneRankBitForBit) {
@@ -254,6 +269,37 @@ TEST(Distributed, Rank3MatchesOneRankBitForBit) {
   int const n = world_size();
   check_policies<double, stencil::suite::J3d27pt, 3>(
       {17, 9, 8}, B{periodic, fixed, reflecting}, 2, 5, {n, 1, 1});
+  check_policies<double, stencil::suite::J3d27pt, 3>(
+      {14, 12, 9}, B{fixed, periodic, fixed}, 2, 5, twos<3>());
+}
+
+TEST(Distributed, ProcessGridMovesTheFewestGhostCells) {
+  using stencil::mpi::detail::least_exchange_dims;
+  // A long 3D box per GPU: slabs along the long axis, not MPI's 2x2x2.
+  int dims3[3] = {}, free3[3] = {};
+  ASSERT_TRUE(least_exchange_dims<3>(8, {8 * 2560, 352, 384}, free3, 8, dims3));
+  EXPECT_EQ((std::array<int, 3>{dims3[0], dims3[1], dims3[2]}),
+            (std::array<int, 3>{8, 1, 1}));
+  // A square: one split axis while the faces stay small against the cells;
+  // a fixed axis keeps its count.
+  int dims2[2] = {}, free2[2] = {};
+  ASSERT_TRUE(least_exchange_dims<2>(4, {10208, 10208}, free2, 12, dims2));
+  EXPECT_EQ(dims2[0] * dims2[1], 4);
+  int fixed2[2] = {0, 4};
+  ASSERT_TRUE(least_exchange_dims<2>(8, {64, 64}, fixed2, 2, dims2));
+  EXPECT_EQ(dims2[0], 2);
+  EXPECT_EQ(dims2[1], 4);
+  // Ranks that would hold fewer cells than the ghost width are not chosen.
+  ASSERT_TRUE(least_exchange_dims<2>(16, {1000, 40}, free2, 8, dims2));
+  EXPECT_GE(1000 / dims2[0], 8);
+  EXPECT_GE(40 / dims2[1], 8);
+  EXPECT_FALSE(least_exchange_dims<2>(16, {20, 20}, free2, 8, dims2));
+  // The distributed grid takes that choice when no ranks are given.
+  stencil::mpi::DistributedOptions<3> o;
+  o.depth = 2;
+  stencil::mpi::DistributedGrid<double, 3, Memory> g(
+      "long", MPI_COMM_WORLD, {16 * world_size(), 6, 6}, o);
+  EXPECT_EQ(g.decomposition().dims()[0], world_size());
 }
 
 // ------------------------------------------------ several fields (State)

@@ -81,8 +81,8 @@ inline bool ranks_share_a_gpu(MPI_Comm comm) {
   int size = 0;
   check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
   std::vector<cudaUUID_t> all(static_cast<std::size_t>(size));
-  check_mpi(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(),
-                          sizeof mine, MPI_BYTE, comm),
+  check_mpi(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine,
+                          MPI_BYTE, comm),
             "MPI_Allgather");
   for (int a = 0; a < size; ++a) {
     for (int b = a + 1; b < size; ++b) {
@@ -113,12 +113,10 @@ class StreamIntervals {
       check_cuda(cudaEventCreate(&p[1]), "cudaEventCreate");
       m_events.push_back(p);
     }
-    check_cuda(cudaEventRecord(m_events[m_used][0], stream),
-               "cudaEventRecord");
+    check_cuda(cudaEventRecord(m_events[m_used][0], stream), "cudaEventRecord");
   }
   void stop(cudaStream_t stream) {
-    check_cuda(cudaEventRecord(m_events[m_used][1], stream),
-               "cudaEventRecord");
+    check_cuda(cudaEventRecord(m_events[m_used][1], stream), "cudaEventRecord");
     ++m_used;
   }
   /// Waits for the last interval to end (not for work queued after it),
