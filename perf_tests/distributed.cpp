@@ -38,8 +38,10 @@ struct Options {
   std::vector<std::string> modes{"weak", "strong"};
   std::vector<std::string> transports{"host"};
   std::vector<int> size;  // empty: each stencil's default
-  int steps = 0;          // 0: the stencil's default
-  int depth = 0;          // steps per exchange; 0: the stencil's default
+  std::vector<int>
+      ranks;      // empty: MPI_Dims_create (weak), the library (strong)
+  int steps = 0;  // 0: the stencil's default
+  int depth = 0;  // steps per exchange; 0: the stencil's default
   int repetitions = 3;
   bool quick = false;
   std::string out;
@@ -98,6 +100,9 @@ Options parse(int argc, char** argv) {
     } else if (auto v = value("size")) {
       for (auto const& e : split(*v, 'x'))
         o.size.push_back(parse_int("--size", e));
+    } else if (auto v = value("ranks")) {
+      for (auto const& e : split(*v, 'x'))
+        o.ranks.push_back(parse_int("--ranks", e));
     } else if (auto v = value("steps")) {
       o.steps = parse_int("--steps", *v);
     } else if (auto v = value("depth")) {
@@ -112,7 +117,8 @@ Options parse(int argc, char** argv) {
           "'; use --stencil=j2d5pt,j2d5pt-prescaled,j3d7pt "
           "--precision=double,float --policy=Naive,SpatialBlocking,Auto,"
           "TemporalBlocking,DeviceTiling --mode=weak,strong "
-          "--transport=host,nccl --size=NxN[xN] --steps=N --depth=N "
+          "--transport=host,nccl --size=NxN[xN] --ranks=AxB[xC] --steps=N "
+          "--depth=N "
           "--repetitions=N --quick --out=FILE");
     }
   }
@@ -182,7 +188,20 @@ Row run(Options const& o, std::string const& policy_name, Policy policy,
     try {
       std::array<int, rank> extents{};
       std::array<int, rank> dims{};
-      {
+      if (!o.ranks.empty()) {
+        long long product = 1;
+        for (int a = 0; a < rank; ++a) {
+          dims[a] = o.ranks[std::min<std::size_t>(a, o.ranks.size() - 1)];
+          product *= dims[a];
+        }
+        if (o.ranks.size() != rank || product != row.ranks) {
+          throw UsageError("--ranks: give " + std::to_string(rank) +
+                           " counts whose product is " +
+                           std::to_string(row.ranks));
+        }
+      } else if (mode == "weak") {
+        // Weak: each rank holds the per-rank domain, so the process grid
+        // must be known first; strong leaves it to the library (0s).
         int d[rank] = {};
         MPI_Dims_create(row.ranks, rank, d);
         for (int a = 0; a < rank; ++a) dims[a] = d[a];
@@ -229,7 +248,9 @@ Row run(Options const& o, std::string const& policy_name, Policy policy,
       plan << to_string(p.local.policy) << " d" << p.local.depth << ", ghosts "
            << p.ghost_width << ", x" << std::fixed;
       plan.precision(2);
-      plan << p.redundant_work << " work, " << to_string(p.transport);
+      plan << p.redundant_work << " work, " << to_string(p.transport)
+           << ", ranks ";
+      for (int a = 0; a < rank; ++a) plan << (a ? "x" : "") << p.ranks[a];
       row.plan = plan.str();
       row.bytes = p.bytes_per_exchange;
       std::vector<double> times, shares, per_exchange;
