@@ -14,12 +14,17 @@ Usage: scripts/bootstrap.sh [--backend openmp|cuda] [--arch ARCH] [--fetch-only]
   --arch ARCH    Kokkos GPU architecture for cuda (default HOPPER90), e.g.
                  AMPERE80, ADA89, BLACKWELL100.
   --fetch-only   Only gather what an offline machine needs into .deps/src/
-                 (Kokkos and Google Benchmark tarballs, GoogleTest and
-                 Google Benchmark source trees), then stop.
+                 (Kokkos, Kokkos Kernels and Google Benchmark tarballs, the
+                 Kokkos Kernels patch, GoogleTest and Google Benchmark
+                 source trees), then stop.
   --no-apt       Do not install Debian packages (also: STENCIL_NO_APT=1).
 
 Environment:
   Kokkos_ROOT             use this existing Kokkos install instead of building
+  KokkosKernels_ROOT      use this existing Kokkos Kernels install (BLAS and
+                          ODE components) instead of building one
+  STENCIL_KOKKOS_KERNELS_SOURCE  the Kokkos Kernels $KOKKOS_KERNELS_VERSION tarball
+                          (default: .deps/src, then ../shared/deps/kokkos-kernels)
   STENCIL_KOKKOS_SOURCE   Kokkos $KOKKOS_VERSION source: tarball or unpacked directory
   STENCIL_DEBIAN_MIRROR   Debian archive base URL (default: from apt's sources)
   STENCIL_NO_APT=1        same as --no-apt
@@ -27,7 +32,9 @@ Environment:
                           fewer for cuda if memory is short)
   STENCIL_VERBOSE=1       show the full Kokkos build output
 
-Prints the Kokkos prefix to use at the end, as Kokkos_ROOT=<prefix>.
+Prints the prefixes to use at the end, as Kokkos_ROOT=<prefix> and
+KokkosKernels_ROOT=<prefix>. Without a Kokkos Kernels source it warns and
+goes on: the build then leaves stencil::ode out.
 EOF
 }
 
@@ -57,7 +64,7 @@ arch=$(stencil_normalize_arch "$arch")
 # ---------------------------------------------------------------- packages
 
 DEB_PACKAGES=(cmake g++ make curl ca-certificates libgtest-dev googletest
-  libbenchmark-dev python3 python3-matplotlib)
+  libbenchmark-dev python3 python3-matplotlib patch)
 # MPI is optional (stencil::mpi and its tests are built where CMake finds
 # it): installed where apt can, and a failure to install it is a warning.
 OPTIONAL_DEB_PACKAGES=(libopenmpi-dev openmpi-bin)
@@ -320,7 +327,7 @@ run_logged() {
     "$@" >>"$log" 2>&1 && return 0
     tail -n 60 "$log" >&2
   fi
-  stencil_die "Kokkos: $what failed" "full log: $log"
+  stencil_die "${RUN_LOGGED_PACKAGE:-Kokkos}: $what failed" "full log: $log"
 }
 
 build_kokkos() {
@@ -383,6 +390,142 @@ build_kokkos() {
 
 STAMP_NAME=.stencil-bootstrap-ok
 
+# ---------------------------------------------------------------- kokkos kernels
+
+# find_pinned NAME SIZE SHA256 [FILE...]: prints the first existing FILE
+# that matches the pin, warning about any that does not; nothing if none.
+find_pinned() {
+  local name=$1 size=$2 sha=$3 f
+  shift 3
+  for f in "$@"; do
+    [ -n "$f" ] && [ -f "$f" ] || continue
+    if verify_file "$f" "$size" "$sha"; then
+      printf '%s\n' "$f"
+      return 0
+    fi
+    stencil_warn "$f does not match the pinned $name (SHA-256 $sha); not using it"
+  done
+}
+
+kokkos_kernels_tarball() {
+  find_pinned "$KOKKOS_KERNELS_TARBALL" "$KOKKOS_KERNELS_SIZE" "$KOKKOS_KERNELS_SHA256" \
+    "${STENCIL_KOKKOS_KERNELS_SOURCE:-}" "$STENCIL_SRC_CACHE/$KOKKOS_KERNELS_TARBALL" \
+    "$STENCIL_SHARED_KOKKOS_KERNELS/$KOKKOS_KERNELS_TARBALL"
+}
+
+kokkos_kernels_patch() {
+  local beside=""
+  [ -z "${STENCIL_KOKKOS_KERNELS_SOURCE:-}" ] ||
+    beside="$(dirname "$STENCIL_KOKKOS_KERNELS_SOURCE")/$KOKKOS_KERNELS_PATCH"
+  find_pinned "$KOKKOS_KERNELS_PATCH" "$KOKKOS_KERNELS_PATCH_SIZE" "$KOKKOS_KERNELS_PATCH_SHA256" \
+    "$beside" "$STENCIL_SRC_CACHE/$KOKKOS_KERNELS_PATCH" \
+    "$STENCIL_SHARED_KOKKOS_KERNELS/$KOKKOS_KERNELS_PATCH"
+}
+
+# --fetch-only: the tarball and its patch into .deps/src, for machines that
+# see neither ../shared nor the network (the GPU machines).
+fetch_kokkos_kernels() {
+  local tarball patch_file
+  tarball=$(kokkos_kernels_tarball)
+  patch_file=$(kokkos_kernels_patch)
+  if [ -z "$tarball" ] || [ -z "$patch_file" ]; then
+    stencil_warn "no Kokkos Kernels $KOKKOS_KERNELS_VERSION source (tarball and $KOKKOS_KERNELS_PATCH) in .deps/src or $STENCIL_SHARED_KOKKOS_KERNELS; machines fed from .deps/src will build without stencil::ode"
+    return 0
+  fi
+  [ "$tarball" = "$STENCIL_SRC_CACHE/$KOKKOS_KERNELS_TARBALL" ] ||
+    cp -f "$tarball" "$STENCIL_SRC_CACHE/$KOKKOS_KERNELS_TARBALL"
+  [ "$patch_file" = "$STENCIL_SRC_CACHE/$KOKKOS_KERNELS_PATCH" ] ||
+    cp -f "$patch_file" "$STENCIL_SRC_CACHE/$KOKKOS_KERNELS_PATCH"
+}
+
+kokkos_kernels_cmake_options() {
+  printf '%s\n' -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=20 \
+    -DKokkosKernels_ENABLE_ALL_COMPONENTS=OFF \
+    -DKokkosKernels_ENABLE_COMPONENT_BLAS=ON \
+    -DKokkosKernels_ENABLE_COMPONENT_ODE=ON \
+    -DKokkosKernels_ADD_DEFAULT_ETI=OFF -DKokkosKernels_ENABLE_TESTS=OFF \
+    -DKokkosKernels_ENABLE_EXAMPLES=OFF -DKokkosKernels_ENABLE_PERFTESTS=OFF
+}
+
+# Builds the pinned, patched Kokkos Kernels against the Kokkos in $1 (header
+# only: no explicit instantiations), unless $KokkosKernels_ROOT or an
+# up-to-date project-local install is there. Prints KokkosKernels_ROOT=.
+ensure_kokkos_kernels() {
+  local kokkos_prefix=$1 prefix stamp_text tarball patch_file
+  local name scratch log tmp_prefix
+  local -a opts gen cxx_args
+  if [ -n "${KokkosKernels_ROOT:-}" ]; then
+    if stencil_kokkos_kernels_install_ok "$KokkosKernels_ROOT"; then
+      stencil_log "using the Kokkos Kernels install from the environment"
+      echo "KokkosKernels_ROOT=$(cd "$KokkosKernels_ROOT" && pwd)"
+      return 0
+    fi
+    stencil_warn "ignoring KokkosKernels_ROOT=$KokkosKernels_ROOT: no lib*/cmake/KokkosKernels/KokkosKernelsConfig.cmake there"
+  fi
+  prefix=$(stencil_kokkos_kernels_local_prefix "$backend" "$arch")
+  stamp_text=$(
+    echo "kokkos-kernels $KOKKOS_KERNELS_VERSION + $KOKKOS_KERNELS_PATCH $KOKKOS_KERNELS_PATCH_SHA256"
+    echo "kokkos $kokkos_prefix"
+    cat "$kokkos_prefix/$STAMP_NAME" 2>/dev/null
+    kokkos_kernels_cmake_options
+  )
+  if [ "$(cat "$prefix/$STAMP_NAME" 2>/dev/null)" = "$stamp_text" ]; then
+    stencil_log "Kokkos Kernels $KOKKOS_KERNELS_VERSION ($backend) is up to date"
+    echo "KokkosKernels_ROOT=$prefix"
+    return 0
+  fi
+  tarball=$(kokkos_kernels_tarball)
+  patch_file=$(kokkos_kernels_patch)
+  if [ -z "$tarball" ] || [ -z "$patch_file" ]; then
+    stencil_warn "no Kokkos Kernels $KOKKOS_KERNELS_VERSION source: looked for $KOKKOS_KERNELS_TARBALL and $KOKKOS_KERNELS_PATCH in \$STENCIL_KOKKOS_KERNELS_SOURCE, $STENCIL_SRC_CACHE and $STENCIL_SHARED_KOKKOS_KERNELS; building without stencil::ode (put them in $STENCIL_SRC_CACHE, or set KokkosKernels_ROOT to an install)"
+    return 0
+  fi
+
+  name=$(basename "$prefix")
+  scratch="$STENCIL_DEPS/build/$name"
+  log="$STENCIL_DEPS/logs/$name.log"
+  tmp_prefix="$prefix.tmp"
+  rm -rf "$scratch" "$tmp_prefix"
+  mkdir -p "$scratch/src" "$(dirname "$log")"
+  : >"$log"
+  KOKKOS_TMP_PREFIX=$tmp_prefix
+  trap 'rm -rf "$KOKKOS_TMP_PREFIX"' EXIT
+  RUN_LOGGED_PACKAGE="Kokkos Kernels"
+  run_logged "$log" "unpack $tarball" tar -xzf "$tarball" -C "$scratch/src" --strip-components=1
+  if stencil_have patch; then
+    run_logged "$log" "apply $KOKKOS_KERNELS_PATCH" patch -p1 -d "$scratch/src" -i "$patch_file"
+  elif stencil_have git; then
+    # The ceiling keeps git from taking the project's own repository (.deps
+    # lies inside it) for the tree to patch.
+    run_logged "$log" "apply $KOKKOS_KERNELS_PATCH" env GIT_CEILING_DIRECTORIES="$scratch" \
+      git -C "$scratch/src" apply -p1 "$patch_file"
+  else
+    rm -rf "$scratch"
+    trap - EXIT
+    stencil_warn "neither patch nor git is installed to apply $KOKKOS_KERNELS_PATCH; building without stencil::ode"
+    return 0
+  fi
+  mapfile -t opts < <(kokkos_kernels_cmake_options)
+  cxx_args=()
+  [ "$backend" != cuda ] || cxx_args=("-DCMAKE_CXX_COMPILER=$kokkos_prefix/bin/nvcc_wrapper")
+  mapfile -t gen < <(stencil_generator_args "$scratch/build")
+  stencil_log "building Kokkos Kernels $KOKKOS_KERNELS_VERSION ($backend) into $prefix; log: $log"
+  run_logged "$log" "configure" cmake "${gen[@]}" -S "$scratch/src" -B "$scratch/build" \
+    "-DCMAKE_INSTALL_PREFIX=$prefix" "-DKokkos_ROOT=$kokkos_prefix" "${cxx_args[@]}" "${opts[@]}"
+  run_logged "$log" "build" cmake --build "$scratch/build" -j "$(stencil_jobs "$backend" "${STENCIL_KOKKOS_JOBS:-}")"
+  run_logged "$log" "install" cmake --install "$scratch/build" --prefix "$tmp_prefix"
+  stencil_kokkos_kernels_install_ok "$tmp_prefix" ||
+    stencil_die "Kokkos Kernels installed, but $tmp_prefix lacks KokkosKernelsConfig.cmake" "full log: $log"
+  printf '%s\n' "$stamp_text" >"$tmp_prefix/$STAMP_NAME"
+  rm -rf "$prefix"
+  mv "$tmp_prefix" "$prefix"
+  trap - EXIT
+  rm -rf "$scratch"
+  RUN_LOGGED_PACKAGE=""
+  stencil_log "Kokkos Kernels $KOKKOS_KERNELS_VERSION installed in $prefix"
+  echo "KokkosKernels_ROOT=$prefix"
+}
+
 # ---------------------------------------------------------------- main
 
 install_packages
@@ -393,6 +536,7 @@ if [ "$fetch_only" = 1 ]; then
   fetch_pinned "$KOKKOS_TARBALL" "$KOKKOS_POOL_PATH" "$KOKKOS_SIZE" "$KOKKOS_SHA256"
   fetch_googletest
   fetch_benchmark
+  fetch_kokkos_kernels
   stencil_log "offline sources are in $STENCIL_SRC_CACHE ($(du -sh "$STENCIL_SRC_CACHE" | cut -f1)):"
   for f in "$STENCIL_SRC_CACHE"/*; do
     case "$f" in *.part.* | *.tmp.*) ;; *) printf '    %s\n' "$(basename "$f")" >&2 ;; esac
@@ -400,36 +544,42 @@ if [ "$fetch_only" = 1 ]; then
   exit 0
 fi
 
-if [ -n "${Kokkos_ROOT:-}" ]; then
-  if stencil_kokkos_install_ok "$Kokkos_ROOT" "$backend"; then
-    stencil_log "using the Kokkos install from the environment; nothing to build"
-    echo "Kokkos_ROOT=$(stencil_kokkos_prefix "$backend" "$arch")"
-    exit 0
+# Sets KOKKOS_PREFIX to a usable Kokkos install, building it if need be.
+ensure_kokkos() {
+  if [ -n "${Kokkos_ROOT:-}" ]; then
+    if stencil_kokkos_install_ok "$Kokkos_ROOT" "$backend"; then
+      stencil_log "using the Kokkos install from the environment; nothing to build"
+      KOKKOS_PREFIX=$(stencil_kokkos_prefix "$backend" "$arch")
+      return 0
+    fi
+    stencil_warn "ignoring Kokkos_ROOT=$Kokkos_ROOT: no lib*/cmake/Kokkos/KokkosConfig.cmake there, or CUDA is enabled in it and backend '$backend' does not match"
   fi
-  stencil_warn "ignoring Kokkos_ROOT=$Kokkos_ROOT: no lib*/cmake/Kokkos/KokkosConfig.cmake there, or CUDA is enabled in it and backend '$backend' does not match"
-fi
 
-prefix=$(stencil_kokkos_local_prefix "$backend" "$arch")
-stamp_text=$(kokkos_stamp_text)
-if [ "$(cat "$prefix/$STAMP_NAME" 2>/dev/null)" = "$stamp_text" ]; then
-  stencil_log "Kokkos $KOKKOS_VERSION ($backend) is up to date"
-  echo "Kokkos_ROOT=$prefix"
-  exit 0
-fi
-
-# Two scripts bootstrapping at once (say, test.sh and bench.sh) must not
-# build into the same temporary prefix.
-mkdir -p "$STENCIL_DEPS"
-if stencil_have flock; then
-  exec 9>"$STENCIL_DEPS/.lock-$(basename "$prefix")"
-  flock 9
+  local prefix stamp_text
+  prefix=$(stencil_kokkos_local_prefix "$backend" "$arch")
+  KOKKOS_PREFIX=$prefix
+  stamp_text=$(kokkos_stamp_text)
   if [ "$(cat "$prefix/$STAMP_NAME" 2>/dev/null)" = "$stamp_text" ]; then
-    echo "Kokkos_ROOT=$prefix"
-    exit 0
+    stencil_log "Kokkos $KOKKOS_VERSION ($backend) is up to date"
+    return 0
   fi
-fi
-if [ -e "$prefix" ]; then
-  stencil_log "rebuilding $prefix: it is incomplete or was built with other options"
-fi
-build_kokkos "$prefix" "$stamp_text"
-echo "Kokkos_ROOT=$prefix"
+
+  # Two scripts bootstrapping at once (say, test.sh and bench.sh) must not
+  # build into the same temporary prefix.
+  mkdir -p "$STENCIL_DEPS"
+  if stencil_have flock; then
+    exec 9>"$STENCIL_DEPS/.lock-$(basename "$prefix")"
+    flock 9
+    if [ "$(cat "$prefix/$STAMP_NAME" 2>/dev/null)" = "$stamp_text" ]; then
+      return 0
+    fi
+  fi
+  if [ -e "$prefix" ]; then
+    stencil_log "rebuilding $prefix: it is incomplete or was built with other options"
+  fi
+  build_kokkos "$prefix" "$stamp_text"
+}
+
+ensure_kokkos
+echo "Kokkos_ROOT=$KOKKOS_PREFIX"
+ensure_kokkos_kernels "$KOKKOS_PREFIX"

@@ -6,6 +6,7 @@
 # Everything project-local lives under .deps/ (git-ignored):
 #   .deps/src/                     pinned sources (what --fetch-only gathers)
 #   .deps/kokkos-<backend>[-arch]  Kokkos installs made by bootstrap.sh
+#   .deps/kokkos-kernels-<backend>[-arch]  Kokkos Kernels (BLAS, ODE), likewise
 #   .deps/build/, .deps/logs/      scratch space and build logs
 
 STENCIL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -26,6 +27,20 @@ BENCHMARK_TARBALL="benchmark_${BENCHMARK_VERSION}.orig.tar.gz"
 BENCHMARK_POOL_PATH="pool/main/b/benchmark/$BENCHMARK_TARBALL"
 BENCHMARK_SIZE=196575
 BENCHMARK_SHA256=6430e4092653380d9dc4ccb45a1e2dc9259d581f4866dc0759713126056bc1d7
+
+# Kokkos Kernels: no package registry reachable from these machines has one
+# that builds against Kokkos 5, so the source comes from the project's
+# shared dependencies (../shared/deps/kokkos-kernels), a tarball named by
+# STENCIL_KOKKOS_KERNELS_SOURCE, or .deps/src; the patch fixes upstream's
+# Verner 5(6) tableau (tst_ode_tableaus checks every tableau used).
+KOKKOS_KERNELS_VERSION=4.7.00
+KOKKOS_KERNELS_TARBALL="kokkos-kernels-${KOKKOS_KERNELS_VERSION}.tar.gz"
+KOKKOS_KERNELS_SIZE=3486313
+KOKKOS_KERNELS_SHA256=5c7c8c8f91817ab22dbc50ea72f02292bbd6c5b412d6f1588b27574600c478ef
+KOKKOS_KERNELS_PATCH=ver56-tableau.patch
+KOKKOS_KERNELS_PATCH_SIZE=1336
+KOKKOS_KERNELS_PATCH_SHA256=9778a5f12f026281b7992edf2b68511ff38e89790e40d55cec3e9c997de653a0
+STENCIL_SHARED_KOKKOS_KERNELS="$STENCIL_ROOT/../shared/deps/kokkos-kernels"
 
 STENCIL_DEFAULT_CUDA_ARCH=HOPPER90
 # NVIDIA architectures known to Kokkos 5.0.2 (cmake/kokkos_arch.cmake).
@@ -99,6 +114,26 @@ stencil_flavor() {
 
 stencil_kokkos_local_prefix() {
   printf '%s/kokkos-%s\n' "$STENCIL_DEPS" "$(stencil_flavor "$@")"
+}
+
+stencil_kokkos_kernels_local_prefix() {
+  printf '%s/kokkos-kernels-%s\n' "$STENCIL_DEPS" "$(stencil_flavor "$@")"
+}
+
+# True if $1 is a Kokkos Kernels install (its package config is there).
+stencil_kokkos_kernels_install_ok() {
+  compgen -G "$1/lib*/cmake/KokkosKernels/KokkosKernelsConfig.cmake" >/dev/null 2>&1
+}
+
+# The Kokkos Kernels install to build against: $KokkosKernels_ROOT when it
+# is one, else the project-local prefix (which may not exist: the bootstrap
+# warns and stencil::ode is left out).
+stencil_kokkos_kernels_prefix() {
+  if [ -n "${KokkosKernels_ROOT:-}" ] && stencil_kokkos_kernels_install_ok "$KokkosKernels_ROOT"; then
+    (cd "$KokkosKernels_ROOT" && pwd)
+  else
+    stencil_kokkos_kernels_local_prefix "$@"
+  fi
 }
 
 stencil_build_dir() {
@@ -237,6 +272,11 @@ stencil_configure() {
   if [ "$backend" = cuda ]; then
     stencil_ensure_cuda_on_path
     args+=("-DCMAKE_CXX_COMPILER=$kroot/bin/nvcc_wrapper")
+  fi
+  local kkroot
+  kkroot=$(stencil_kokkos_kernels_prefix "$backend" "$arch")
+  if stencil_kokkos_kernels_install_ok "$kkroot"; then
+    args+=("-DKokkosKernels_ROOT=$kkroot")
   fi
 
   gtest_src=${STENCIL_GTEST_SOURCE_DIR:-}
