@@ -3,4 +3,5 @@
 // link stencil::ode, built where CMake finds Kokkos Kernels.
 #pragma once
 
+#include <stencil/ode/integrate.hpp>
 #include <stencil/ode/tableau.hpp>
