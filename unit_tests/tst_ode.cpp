@@ -279,6 +279,14 @@ TEST(Ode, HooksRunEveryNSteps) {
   EXPECT_EQ(calls, (std::vector<int>{3, 6, 9}));
   ASSERT_EQ(times.size(), 3u);
   EXPECT_NEAR(times[1], 0.6, 1e-12);
+  // What a hook throws reaches the caller as thrown.
+  struct Stop {};
+  EXPECT_THROW(
+      stencil::ode::integrate(Space{}, s, HeatRhs{m.scale()}, Method::rk4,
+                              stencil::ode::FixedSteps{0.0, 0.1, 10},
+                              stencil::ode::Unfused{},
+                              stencil::every(2, [](int) { throw Stop{}; })),
+      Stop);
 }
 
 TEST(Ode, BadInputIsRefusedWithWhatWouldBeValid) {
@@ -312,6 +320,13 @@ TEST(Ode, BadInputIsRefusedWithWhatWouldBeValid) {
             stencil::ode::Adaptive{.t0 = 1.0, .t_end = 0.5});
       },
       "must be after t0");
+  expect_error(
+      [&] {
+        stencil::ode::integrate(
+            Space{}, s, HeatRhs{}, Method::dormand_prince,
+            stencil::ode::Adaptive{.t_end = 1.0, .absolute = 0.0});
+      },
+      "give absolute > 0");
   stencil::State<double, 2, Memory> two(
       "two", {8, 8}, stencil::field_specs<BrussRhs>({"u", "v"}));
   expect_error(

@@ -26,6 +26,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -313,10 +314,16 @@ class UnfusedRun {
   long long m_evaluations = 0;
 };
 
+/// Runs the hooks due after `accepted` steps; what one throws reaches the
+/// caller as it was thrown.
 inline void run_hooks(stencil::detail::LoopHooks const& hooks,
                       long long accepted) {
   if (hooks.hook_every > 0 && accepted % hooks.hook_every == 0) {
-    hooks.after_block(static_cast<int>(accepted));
+    try {
+      hooks.after_block(static_cast<int>(accepted));
+    } catch (stencil::detail::HookFailure const& hook) {
+      std::rethrow_exception(hook.thrown);
+    }
   }
 }
 
@@ -372,10 +379,11 @@ Report integrate(ExecSpace const& space, State<T, Rank, MemorySpace>& state,
                  "FixedSteps");
   STENCIL_EXPECT(a.t_end > a.t0, "stencil::ode::integrate: t_end (", a.t_end,
                  ") must be after t0 (", a.t0, ")");
-  STENCIL_EXPECT(
-      a.absolute >= 0 && a.relative >= 0 && a.absolute + a.relative > 0,
-      "stencil::ode::integrate: tolerances absolute ", a.absolute,
-      " and relative ", a.relative, "; give non-negative ones, not both 0");
+  STENCIL_EXPECT(a.absolute > 0 && a.relative >= 0,
+                 "stencil::ode::integrate: tolerances absolute ", a.absolute,
+                 " and relative ", a.relative,
+                 "; give absolute > 0 (a relative one alone divides by 0 "
+                 "where the solution is 0) and relative >= 0");
   STENCIL_EXPECT(a.dt >= 0, "stencil::ode::integrate: the first step is ", a.dt,
                  "; give a positive one, or 0 for (t_end - t0) / 100");
   auto const loop_hooks = stencil::detail::make_loop_hooks(hooks...);
