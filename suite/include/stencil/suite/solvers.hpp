@@ -81,15 +81,14 @@ struct Wave {
   static constexpr int rank = Rank;
   static constexpr auto shape = Shape::star;
   using fields = stencil::fields<stencil::field<R, 2>>;
-  static constexpr char const* name =
-      Rank == 2 ? (R == 1   ? "wave2d-r1"
-                   : R == 2 ? "wave2d-r2"
-                   : R == 3 ? "wave2d-r3"
-                            : "wave2d-r4")
-                : (R == 1   ? "wave3d-r1"
-                   : R == 2 ? "wave3d-r2"
-                   : R == 3 ? "wave3d-r3"
-                            : "wave3d-r4");
+  static constexpr char const* name = Rank == 2 ? (R == 1   ? "wave2d-r1"
+                                                   : R == 2 ? "wave2d-r2"
+                                                   : R == 3 ? "wave2d-r3"
+                                                            : "wave2d-r4")
+                                                : (R == 1   ? "wave3d-r1"
+                                                   : R == 2 ? "wave3d-r2"
+                                                   : R == 3 ? "wave3d-r3"
+                                                            : "wave3d-r4");
   /// Reads u[n] and u[n-1], writes u[n+1] (over u[n-1]).
   static constexpr int values_per_cell = 3;
   static constexpr double courant_squared = 0.3 * 0.3;
@@ -101,8 +100,7 @@ struct Wave {
     auto const u_old = stencil::read<0, -1>(in);
     T const c = at_centre<Rank>(u);
     return 2 * c - at_centre<Rank>(u_old) +
-           static_cast<T>(courant_squared) *
-               detail::laplacian<T, Rank, R>(u);
+           static_cast<T>(courant_squared) * detail::laplacian<T, Rank, R>(u);
   }
 };
 
@@ -169,8 +167,7 @@ struct GrayScott {
     T const lap_v = v(-1, 0) + v(1, 0) + v(0, -1) + v(0, 1) - 4 * vc;
     T const uvv = uc * vc * vc;
     return stencil::values{
-        uc + static_cast<T>(du) * lap_u - uvv +
-            static_cast<T>(feed) * (1 - uc),
+        uc + static_cast<T>(du) * lap_u - uvv + static_cast<T>(feed) * (1 - uc),
         vc + static_cast<T>(dv) * lap_v + uvv -
             static_cast<T>(feed + kill) * vc};
   }
@@ -215,6 +212,43 @@ struct Bruss {
     return stencil::values{
         uc + step * (1 + uuv - static_cast<T>(4.4) * uc + diffusion * lap_u),
         vc + step * (static_cast<T>(3.4) * uc - uuv + diffusion * lap_v)};
+  }
+};
+
+/// The Brusselator as an ODE right-hand side for stencil::ode::integrate:
+/// u' and v' of bruss2d (Bruss is their forward Euler step), on N x N
+/// points of the unit square, h = 1/(N-1). Its method-of-lines form is the
+/// ODE test problem of paper 001 and of Hairer & Wanner II.
+struct BrussRhs {
+  static constexpr int rank = 2;
+  static constexpr auto shape = Shape::star;
+  using fields = stencil::fields<stencil::field<1>, stencil::field<1>>;
+  static constexpr char const* name = "bruss2d";
+  static constexpr double alpha = 2e-3;
+  double inv_h2 = 1.0;  ///< 1 / h^2 = (N - 1)^2
+
+  static BrussRhs for_points(int n) {
+    return {static_cast<double>(n - 1) * (n - 1)};
+  }
+  /// The magnitude of the diffusion's most negative eigenvalue, 8 alpha /
+  /// h^2: an explicit method is stable for steps up to its stability
+  /// interval on the negative real axis divided by this (and the reaction
+  /// keeps steps below about 0.1 where diffusion allows more).
+  double stiffness() const { return 8 * alpha * inv_h2; }
+
+  template <class In>
+  KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
+    using T = typename In::value_type;
+    auto const u = stencil::read<0>(in);
+    auto const v = stencil::read<1>(in);
+    T const uc = u(0, 0), vc = v(0, 0);
+    T const diffusion = static_cast<T>(alpha * inv_h2);
+    T const lap_u = u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1) - 4 * uc;
+    T const lap_v = v(-1, 0) + v(1, 0) + v(0, -1) + v(0, 1) - 4 * vc;
+    T const uuv = uc * uc * vc;
+    return stencil::values{
+        1 + uuv - static_cast<T>(4.4) * uc + diffusion * lap_u,
+        static_cast<T>(3.4) * uc - uuv + diffusion * lap_v};
   }
 };
 

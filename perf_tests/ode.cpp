@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: Apache-2.0
+// stencil_perf_ode: the Runge-Kutta benchmark (issue 50). Integrates
+// BRUSS2D (stencil::suite::BrussRhs: 2 N^2 unknowns, Neumann sides,
+// u(0) = 0.5 + y, v(0) = 1 + 5x) with fixed steps, and reports GCells/s as
+// unknowns x steps / s, with the bytes per step the plan must move and the
+// bandwidth that makes, as rows bruss2d/<precision>/<method>/<plan>/N.
+//
+//   stencil_perf_ode --n=16,128,1024,2900 --method=bogacki-shampine,verner56 \
+//       --precision=double --out=ode.json
+//
+// Exit status 0 when every row ran, 1 when one failed, 2 for a bad
+// command line.
+#include <stencil/ode.hpp>
+#include <stencil/stencil.hpp>
+#include <stencil/suite/solvers.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using stencil::ode::Method;
+
+struct Options {
+  std::vector<int> sizes{16, 128, 1024, 2900};
+  std::vector<std::string> methods{"rk4", "bogacki-shampine", "dormand-prince",
+                                   "verner56"};
+  std::vector<std::string> precisions{"double"};
+  int steps = 0;  // 0: enough for about 2e9 unknown-steps, 10 to 10000
+  int repetitions = 3;
+  std::string out;
+};
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::vector<std::string> split(std::string const& s) {
+  std::vector<std::string> parts;
+  std::stringstream in(s);
+  for (std::string part; std::getline(in, part, ',');) {
+    if (!part.empty()) parts.push_back(part);
+  }
+  return parts;
+}
+
+int positive(std::string const& flag, std::string const& text) {
+  std::size_t used = 0;
+  int value = 0;
+  try {
+    value = std::stoi(text, &used);
+  } catch (std::exception const&) {
+    used = 0;
+  }
+  if (used != text.size() || value <= 0) {
+    throw UsageError(flag + ": '" + text + "' is not a positive integer");
+  }
+  return value;
+}
+
+Method method_named(std::string const& name) {
+  for (Method m : {Method::forward_euler, Method::rk4, Method::bogacki_shampine,
+                   Method::dormand_prince, Method::verner56}) {
+    if (name == stencil::ode::to_string(m)) return m;
+  }
+  throw UsageError("--method: unknown '" + name +
+                   "'; use forward-euler, rk4, bogacki-shampine, "
+                   "dormand-prince or verner56");
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string const arg = argv[i];
+    auto value = [&](std::string const& name, std::string& v) {
+      std::string const prefix = "--" + name + "=";
+      if (arg.rfind(prefix, 0) != 0) return false;
+      v = arg.substr(prefix.size());
+      return true;
+    };
+    std::string v;
+    if (arg == "--quick") {
+      o.sizes = {16, 64};
+      o.methods = {"rk4", "verner56"};
+      o.steps = 5;
+      o.repetitions = 1;
+    } else if (value("n", v)) {
+      o.sizes.clear();
+      for (auto const& e : split(v)) o.sizes.push_back(positive("--n", e));
+    } else if (value("method", v)) {
+      o.methods = split(v);
+    } else if (value("precision", v)) {
+      o.precisions = split(v);
+    } else if (value("steps", v)) {
+      o.steps = positive("--steps", v);
+    } else if (value("repetitions", v)) {
+      o.repetitions = positive("--repetitions", v);
+    } else if (value("out", v)) {
+      o.out = v;
+    } else {
+      throw UsageError("unknown argument '" + arg +
+                       "'; use --n=N,N,... --method=NAME,... "
+                       "--precision=double,float --steps=N "
+                       "--repetitions=N --quick --out=FILE");
+    }
+  }
+  for (auto const& m : o.methods) (void)method_named(m);
+  for (auto const& p : o.precisions) {
+    if (p != "double" && p != "float") {
+      throw UsageError("--precision: '" + p + "'; use double, float or both");
+    }
+  }
+  for (int n : o.sizes) {
+    if (n < 3) throw UsageError("--n: BRUSS2D needs N >= 3 points a side");
+  }
+  return o;
+}
+
+struct Row {
+  std::string name, error;
+  int n = 0, steps = 0;
+  double dt = 0, seconds = 0, gcells = 0, bytes_per_step = 0, gbytes = 0;
+};
+
+/// Values the Unfused plan moves per unknown and step: stage 0 reads Y_0
+/// and writes y_n, k_0 and Y_1; stage i > 0 reads Y_i, y_n and k_0..k_i-1
+/// and writes k_i and Y_i+1 (the last: y_n+1).
+int unfused_values_per_unknown(int stages) {
+  return 4 * stages + stages * (stages - 1) / 2;
+}
+
+template <class T>
+Row run(Options const& o, Method method, int n) {
+  Row row;
+  row.n = n;
+  row.name = std::string("bruss2d/") +
+             (std::is_same_v<T, float> ? "float" : "double") + "/" +
+             stencil::ode::to_string(method) + "/" +
+             stencil::ode::to_string(stencil::ode::Unfused{}) + "/" +
+             std::to_string(n);
+  try {
+    using Space = Kokkos::DefaultExecutionSpace;
+    auto const rhs = stencil::suite::BrussRhs::for_points(n);
+    stencil::State<T, 2, Space::memory_space> state(
+        "bruss2d", {n, n},
+        stencil::field_specs<stencil::suite::BrussRhs>({"u", "v"}),
+        {.halo = 1, .boundary = stencil::Boundary::neumann});
+    double const h = 1.0 / (n - 1);
+    stencil::fill(state, 0, [&](int i, int) { return T(0.5 + i * h); });
+    stencil::fill(state, 1, [&](int, int j) { return T(1.0 + 5 * j * h); });
+    // Every method here is stable on the negative real axis to at least 2
+    // (forward Euler's interval); 0.9 of that, and at most 0.01 for the
+    // reaction.
+    row.dt = std::min(0.01, 0.9 * 2.0 / rhs.stiffness());
+    double const unknowns = 2.0 * n * n;
+    row.steps = o.steps > 0
+                    ? o.steps
+                    : static_cast<int>(std::clamp(2e9 / unknowns, 10.0, 1e4));
+    Space space;
+    stencil::ode::integrate(space, state, rhs, method,
+                            stencil::ode::FixedSteps{0.0, row.dt, 1});
+    space.fence();
+    std::vector<double> times;
+    for (int r = 0; r < o.repetitions; ++r) {
+      auto const start = std::chrono::steady_clock::now();
+      stencil::ode::integrate(space, state, rhs, method,
+                              stencil::ode::FixedSteps{0.0, row.dt, row.steps});
+      space.fence();
+      times.push_back(std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+    }
+    std::sort(times.begin(), times.end());
+    row.seconds = times[times.size() / 2];
+    row.gcells = unknowns * row.steps / row.seconds * 1e-9;
+    row.bytes_per_step =
+        unknowns * sizeof(T) *
+        unfused_values_per_unknown(stencil::ode::tableau(method).stages);
+    row.gbytes = row.bytes_per_step * row.steps / row.seconds * 1e-9;
+  } catch (stencil::error const& e) {
+    row.error = e.what();
+  }
+  return row;
+}
+
+std::string json_text(std::string const& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+void write_json(std::string const& path, std::vector<Row> const& rows) {
+  std::ofstream f(path);
+  f << "{\n  \"context\": {\"program\": \"stencil_perf_ode\", "
+       "\"execution_space\": \""
+    << Kokkos::DefaultExecutionSpace::name() << "\"},\n  \"benchmarks\": [";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    Row const& r = rows[i];
+    f << (i ? "," : "") << "\n    {\"name\": \"" << json_text(r.name)
+      << "\", \"run_name\": \"" << json_text(r.name) << "\"";
+    if (!r.error.empty()) {
+      f << ", \"error_occurred\": true, \"error_message\": \""
+        << json_text(r.error) << "\"}";
+      continue;
+    }
+    f << ", \"GCells/s\": " << r.gcells << ", \"GB/s\": " << r.gbytes
+      << ", \"bytes_per_step\": " << r.bytes_per_step
+      << ", \"steps\": " << r.steps << ", \"dt\": " << r.dt
+      << ", \"seconds\": " << r.seconds << "}";
+  }
+  f << "\n  ]\n}\n";
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  try {
+    Options const o = parse(argc, argv);
+    std::vector<Row> rows;
+    for (auto const& p : o.precisions) {
+      for (auto const& m : o.methods) {
+        for (int n : o.sizes) {
+          rows.push_back(p == "float" ? run<float>(o, method_named(m), n)
+                                      : run<double>(o, method_named(m), n));
+        }
+      }
+    }
+    int status = 0;
+    std::printf("%-44s %10s %10s %14s %7s\n", "row", "GCells/s", "GB/s",
+                "bytes/step", "steps");
+    for (auto const& r : rows) {
+      if (!r.error.empty()) {
+        std::printf("%-44s failed: %s\n", r.name.c_str(), r.error.c_str());
+        status = 1;
+        continue;
+      }
+      std::printf("%-44s %10.3f %10.1f %14.0f %7d\n", r.name.c_str(), r.gcells,
+                  r.gbytes, r.bytes_per_step, r.steps);
+    }
+    if (!o.out.empty()) write_json(o.out, rows);
+    return status;
+  } catch (UsageError const& e) {
+    std::cerr << "stencil_perf_ode: " << e.what() << "\n";
+    return 2;
+  }
+}
