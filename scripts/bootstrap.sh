@@ -398,7 +398,7 @@ find_pinned() {
   local name=$1 size=$2 sha=$3 f
   shift 3
   for f in "$@"; do
-    [ -n "$f" ] && [ -f "$f" ] || continue
+    if [ -z "$f" ] || [ ! -f "$f" ]; then continue; fi
     if verify_file "$f" "$size" "$sha"; then
       printf '%s\n' "$f"
       return 0

@@ -48,6 +48,11 @@
 #                           '*.J2d5pt:*.J3d7pt:GridBarrier.*OrdersMemory:*.GrayScott*';
 #                           '*' runs them all
 #   STENCIL_PERF_ARGS       arguments for stencil_perf (default: full sizes)
+#   STENCIL_PERF_MPI_ARGS   when set, stencil_perf_mpi runs first with these
+#                           arguments under mpirun, one rank per GPU
+#                           (STENCIL_PERF_MPI_RANKS to change), its JSON in
+#                           perf_mpi.json (build it: STENCIL_BUILD_TARGETS)
+#   STENCIL_PERF_ODE_ARGS   likewise stencil_perf_ode, JSON in perf_ode.json
 #   STENCIL_GPU_CHECK_BUDGET=540  seconds for the whole call: the build,
 #                           tests, randomized check and sanitizers are cut
 #                           short to end within it; without --no-perf the
@@ -60,7 +65,8 @@
 # few): summary.txt (a line per step, then the summary line), env.txt
 # (tools, nvidia-smi), build.log (Kokkos and stencil builds, install
 # check), ctest.log (tests, heat2d, randomized, sanitizers), perf.log,
-# perf_results.json, and CMakeCache.txt if the build fails.
+# perf_results.json, and CMakeCache.txt if the build fails; perf_mpi.json
+# and perf_ode.json only when their benchmarks are asked for.
 #
 # Not `set -e`: a failing step must still leave its log and the summary.
 set -uo pipefail
@@ -109,7 +115,7 @@ mkdir -p "$check_dir" || stencil_die "cannot create STENCIL_GPU_CHECK_DIR=$check
 OUT=${OUT:-$STENCIL_ROOT/gpu-out}
 mkdir -p "$OUT" || stencil_die "cannot create OUT=$OUT"
 OUT=$(cd "$OUT" && pwd)
-rm -f "$OUT"/{summary.txt,env.txt,build.log,ctest.log,perf.log,perf_results.json,CMakeCache.txt}
+rm -f "$OUT"/{summary.txt,env.txt,build.log,ctest.log,perf.log,perf_results.json,perf_mpi.json,perf_ode.json,CMakeCache.txt}
 
 # The mirror of the sources that is built (its own .deps holds Kokkos).
 tree="$check_dir/tree"
@@ -321,6 +327,23 @@ if [ "${status[build]}" = 0 ] && [ "$build_only" = 0 ] && [ -n "$gpu" ]; then
   else
     note "sanitizers not run: compute-sanitizer not found"
     status[sanitizers]=missing
+  fi
+
+  # The distributed and Runge-Kutta benchmarks, only when asked for.
+  if [ "$perf" = 1 ] && [ -n "${STENCIL_PERF_MPI_ARGS:-}" ]; then
+    read -r -a mpi_args <<<"$STENCIL_PERF_MPI_ARGS"
+    ranks=${STENCIL_PERF_MPI_RANKS:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}
+    # NVLink multicast stays off (the GPU machines' rule), in every rank.
+    step perf-mpi perf.log timeout "$(time_left 30 60)" \
+      env NCCL_NVLS_ENABLE=0 KOKKOS_MAP_DEVICE_ID_BY=mpi_rank \
+      mpirun --allow-run-as-root --bind-to none -x NCCL_NVLS_ENABLE \
+      -x KOKKOS_MAP_DEVICE_ID_BY -np "$ranks" "$bdir/perf_tests/stencil_perf_mpi" \
+      "${mpi_args[@]}" "--out=$OUT/perf_mpi.json"
+  fi
+  if [ "$perf" = 1 ] && [ -n "${STENCIL_PERF_ODE_ARGS:-}" ]; then
+    read -r -a ode_args <<<"$STENCIL_PERF_ODE_ARGS"
+    step perf-ode perf.log timeout "$(time_left 30 60)" \
+      "$bdir/perf_tests/stencil_perf_ode" "${ode_args[@]}" "--out=$OUT/perf_ode.json"
   fi
 
   if [ "$perf" = 1 ]; then
