@@ -9,8 +9,10 @@
 #include <stencil/suite/solvers.hpp>
 
 #include <gtest/gtest.h>
+
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
+#include "test_support.hpp"
 
 #include <algorithm>
 #include <array>
@@ -149,13 +151,14 @@ void check(std::array<int, Rank> extents, std::array<Boundary, Rank> b,
   // a rank whose rows align otherwise than the whole grid's may round a
   // cell an ulp or two apart (measured on H200s: 2.6e-7 in float, 3.9e-16
   // in double), and Auto may pick that kernel on one grid only. Those two
-  // are held to a few ulps per step there; every other case, bit for bit.
+  // are held to two ulps per step there (the largest seen: 2.2 ulps after 5
+  // steps); every other case, bit for bit.
   constexpr bool kernel_by_alignment =
       !Kokkos::SpaceAccessibility<Kokkos::HostSpace, Memory>::accessible &&
       (std::is_same_v<Policy, stencil::Naive> ||
        std::is_same_v<Policy, stencil::Auto>);
   if constexpr (kernel_by_alignment) {
-    double const bound = 4.0 * steps * std::numeric_limits<T>::epsilon();
+    double const bound = 2.0 * steps * std::numeric_limits<T>::epsilon();
     EXPECT_LE(largest, bound)
         << what << ": " << total << " cells differ from one rank's run";
   } else {
@@ -476,15 +479,8 @@ TEST(Distributed, PlanReportsTheDecompositionAndExchange) {
 }
 
 TEST(Distributed, BadInputIsRefusedWithWhatWouldBeValid) {
-  auto expect_error = [](auto&& f, std::string const& part) {
-    try {
-      f();
-      ADD_FAILURE() << "no error; expected one containing '" << part << "'";
-    } catch (stencil::error const& e) {
-      EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
-          << e.what();
-    }
-  };
+  using stencil_test::expect_error;
+
   int const n = world_size();
   expect_error(
       [&] {
@@ -493,7 +489,7 @@ TEST(Distributed, BadInputIsRefusedWithWhatWouldBeValid) {
         stencil::mpi::DistributedGrid<double, 2, Memory> g("r", MPI_COMM_WORLD,
                                                            {40, 40}, o);
       },
-      "the communicator has");
+      {"the communicator has"});
   expect_error(
       [&] {
         stencil::mpi::DistributedOptions<2> o;
@@ -502,7 +498,7 @@ TEST(Distributed, BadInputIsRefusedWithWhatWouldBeValid) {
         stencil::mpi::DistributedGrid<double, 2, Memory> g("h", MPI_COMM_WORLD,
                                                            {40, 40}, o);
       },
-      "the halo must hold at least radius cells");
+      {"the halo must hold at least radius cells"});
   expect_error(
       [&] {
         stencil::mpi::DistributedOptions<2> o;
@@ -510,20 +506,11 @@ TEST(Distributed, BadInputIsRefusedWithWhatWouldBeValid) {
                                                            {40, 40}, o);
         (void)stencil::mpi::plan(Space{}, g, stencil::suite::J2d9pt{});
       },
-      "make it with radius 2");
-  if constexpr (stencil::mpi::detail::nccl_runs<Memory>()) {
-    if (world_size() > Kokkos::num_devices()) {
-      // Two ranks of this run share a GPU.
-      expect_error(
-          [&] {
-            stencil::mpi::DistributedOptions<2> o;
-            o.transport = stencil::mpi::Transport::nccl;
-            stencil::mpi::DistributedGrid<double, 2, Memory> g(
-                "t", MPI_COMM_WORLD, {40, 40}, o);
-          },
-          "run one rank per GPU or use Transport::host");
-    }
-  } else {
+      {"make it with radius 2"});
+  // NCCL asked for where it cannot run: a build or space without it, or
+  // two ranks of this run on one GPU.
+  bool const nccl = stencil::mpi::detail::nccl_runs<Memory>();
+  if (!nccl || world_size() > Kokkos::num_devices()) {
     expect_error(
         [&] {
           stencil::mpi::DistributedOptions<2> o;
@@ -531,7 +518,8 @@ TEST(Distributed, BadInputIsRefusedWithWhatWouldBeValid) {
           stencil::mpi::DistributedGrid<double, 2, Memory> g(
               "t", MPI_COMM_WORLD, {40, 40}, o);
         },
-        "use Transport::host");
+        {nccl ? "run one rank per GPU or use Transport::host"
+              : "use Transport::host"});
   }
   if constexpr (stencil::native_available_v<Space>) {
     // The native kernels of several fields read a whole state's positions.
@@ -545,7 +533,7 @@ TEST(Distributed, BadInputIsRefusedWithWhatWouldBeValid) {
           (void)stencil::mpi::plan(Space{}, s, Op{},
                                    stencil::TemporalBlocking{});
         },
-        "use Naive or SpatialBlocking");
+        {"use Naive or SpatialBlocking"});
   }
   if (n > 1) {
     expect_error(
@@ -556,7 +544,7 @@ TEST(Distributed, BadInputIsRefusedWithWhatWouldBeValid) {
           stencil::mpi::DistributedGrid<double, 2, Memory> g(
               "g", MPI_COMM_WORLD, {8 * n, 8}, o);
         },
-        "or fewer ranks on that axis");
+        {"or fewer ranks on that axis"});
   }
 }
 

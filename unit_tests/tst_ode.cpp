@@ -10,7 +10,9 @@
 #include <stencil/stencil.hpp>
 
 #include <gtest/gtest.h>
+
 #include <Kokkos_Core.hpp>
+#include "test_support.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -292,41 +294,34 @@ TEST(Ode, HooksRunEveryNSteps) {
 TEST(Ode, BadInputIsRefusedWithWhatWouldBeValid) {
   SineMode const m;
   auto s = heat_state<double>(m);
-  auto expect_error = [](auto&& f, std::string const& part) {
-    try {
-      f();
-      ADD_FAILURE() << "no error; expected one containing '" << part << "'";
-    } catch (stencil::error const& e) {
-      EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
-          << e.what();
-    }
-  };
+  using stencil_test::expect_error;
+
   expect_error(
       [&] {
         stencil::ode::integrate(Space{}, s, HeatRhs{}, Method::rk4,
                                 stencil::ode::Adaptive{.t_end = 1.0});
       },
-      "has no embedded method");
+      {"has no embedded method"});
   expect_error(
       [&] {
         stencil::ode::integrate(Space{}, s, HeatRhs{}, Method::rk4,
                                 stencil::ode::FixedSteps{0.0, 0.0, 3});
       },
-      "give a positive, finite step");
+      {"give a positive, finite step"});
   expect_error(
       [&] {
         stencil::ode::integrate(
             Space{}, s, HeatRhs{}, Method::dormand_prince,
             stencil::ode::Adaptive{.t0 = 1.0, .t_end = 0.5});
       },
-      "must be after t0");
+      {"must be after t0"});
   expect_error(
       [&] {
         stencil::ode::integrate(
             Space{}, s, HeatRhs{}, Method::dormand_prince,
             stencil::ode::Adaptive{.t_end = 1.0, .absolute = 0.0});
       },
-      "give absolute > 0");
+      {"give absolute > 0"});
   stencil::State<double, 2, Memory> two(
       "two", {8, 8}, stencil::field_specs<BrussRhs>({"u", "v"}));
   expect_error(
@@ -334,7 +329,7 @@ TEST(Ode, BadInputIsRefusedWithWhatWouldBeValid) {
         stencil::ode::integrate(Space{}, two, HeatRhs{}, Method::rk4,
                                 stencil::ode::FixedSteps{0.0, 0.1, 1});
       },
-      "field_specs<Rhs>");
+      {"field_specs<Rhs>"});
 }
 
 }  // namespace
