@@ -16,6 +16,8 @@
 #include <stencil/stencil.hpp>
 #include <stencil/suite.hpp>
 
+#include "program_args.hpp"
+
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
 
@@ -30,6 +32,11 @@
 #include <vector>
 
 namespace {
+
+using stencil_perf::json_text;
+using stencil_perf::parse_positive;
+using stencil_perf::split;
+using stencil_perf::UsageError;
 
 struct Options {
   std::vector<std::string> stencils{"j2d5pt-prescaled", "j3d7pt"};
@@ -46,33 +53,6 @@ struct Options {
   bool quick = false;
   std::string out;
 };
-
-std::vector<std::string> split(std::string const& s, char sep) {
-  std::vector<std::string> parts;
-  std::stringstream in(s);
-  for (std::string part; std::getline(in, part, sep);) {
-    if (!part.empty()) parts.push_back(part);
-  }
-  return parts;
-}
-
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-int parse_int(std::string const& flag, std::string const& text) {
-  std::size_t used = 0;
-  int value = 0;
-  try {
-    value = std::stoi(text, &used);
-  } catch (std::exception const&) {
-    used = 0;
-  }
-  if (used != text.size() || value <= 0) {
-    throw UsageError(flag + ": '" + text + "' is not a positive integer");
-  }
-  return value;
-}
 
 Options parse(int argc, char** argv) {
   Options o;
@@ -99,16 +79,16 @@ Options parse(int argc, char** argv) {
       o.transports = split(*v, ',');
     } else if (auto v = value("size")) {
       for (auto const& e : split(*v, 'x'))
-        o.size.push_back(parse_int("--size", e));
+        o.size.push_back(parse_positive("--size", e));
     } else if (auto v = value("ranks")) {
       for (auto const& e : split(*v, 'x'))
-        o.ranks.push_back(parse_int("--ranks", e));
+        o.ranks.push_back(parse_positive("--ranks", e));
     } else if (auto v = value("steps")) {
-      o.steps = parse_int("--steps", *v);
+      o.steps = parse_positive("--steps", *v);
     } else if (auto v = value("depth")) {
-      o.depth = parse_int("--depth", *v);
+      o.depth = parse_positive("--depth", *v);
     } else if (auto v = value("repetitions")) {
-      o.repetitions = parse_int("--repetitions", *v);
+      o.repetitions = parse_positive("--repetitions", *v);
     } else if (auto v = value("out")) {
       o.out = *v;
     } else {
@@ -327,19 +307,6 @@ void run_precisions(Options const& o, std::string const& mode,
                        "'; use double or float");
     }
   }
-}
-
-std::string json_text(std::string const& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
 }
 
 void write_json(std::string const& path, std::vector<Row> const& rows) {

@@ -14,6 +14,8 @@
 #include <stencil/stencil.hpp>
 #include <stencil/suite/solvers.hpp>
 
+#include "program_args.hpp"
+
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -21,14 +23,16 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace {
 
 using stencil::ode::Method;
+using stencil_perf::json_text;
+using stencil_perf::parse_positive;
+using stencil_perf::split;
+using stencil_perf::UsageError;
 
 struct Options {
   std::vector<int> sizes{16, 128, 1024, 2900};
@@ -39,33 +43,6 @@ struct Options {
   int repetitions = 3;
   std::string out;
 };
-
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-std::vector<std::string> split(std::string const& s) {
-  std::vector<std::string> parts;
-  std::stringstream in(s);
-  for (std::string part; std::getline(in, part, ',');) {
-    if (!part.empty()) parts.push_back(part);
-  }
-  return parts;
-}
-
-int positive(std::string const& flag, std::string const& text) {
-  std::size_t used = 0;
-  int value = 0;
-  try {
-    value = std::stoi(text, &used);
-  } catch (std::exception const&) {
-    used = 0;
-  }
-  if (used != text.size() || value <= 0) {
-    throw UsageError(flag + ": '" + text + "' is not a positive integer");
-  }
-  return value;
-}
 
 Method method_named(std::string const& name) {
   for (Method m : {Method::forward_euler, Method::rk4, Method::bogacki_shampine,
@@ -95,15 +72,16 @@ Options parse(int argc, char** argv) {
       o.repetitions = 1;
     } else if (value("n", v)) {
       o.sizes.clear();
-      for (auto const& e : split(v)) o.sizes.push_back(positive("--n", e));
+      for (auto const& e : split(v, ','))
+        o.sizes.push_back(parse_positive("--n", e));
     } else if (value("method", v)) {
-      o.methods = split(v);
+      o.methods = split(v, ',');
     } else if (value("precision", v)) {
-      o.precisions = split(v);
+      o.precisions = split(v, ',');
     } else if (value("steps", v)) {
-      o.steps = positive("--steps", v);
+      o.steps = parse_positive("--steps", v);
     } else if (value("repetitions", v)) {
-      o.repetitions = positive("--repetitions", v);
+      o.repetitions = parse_positive("--repetitions", v);
     } else if (value("out", v)) {
       o.out = v;
     } else {
@@ -190,19 +168,6 @@ Row run(Options const& o, Method method, int n) {
     row.error = e.what();
   }
   return row;
-}
-
-std::string json_text(std::string const& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
 }
 
 void write_json(std::string const& path, std::vector<Row> const& rows) {
