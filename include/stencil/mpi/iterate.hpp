@@ -148,35 +148,37 @@ requires detail::is_distributed_v<Distributed>
                  "; the number of time steps must be 0 or more");
   auto p = plan(space, d, op, how);
   auto& stats = d.exchange_stats();
+  // Through NCCL the exchange queues on the stream like the blocks and is
+  // timed there; through the host it fences first (MPI sends from host
+  // memory) and is timed by the wall clock.
+  auto exchange = [&] {
 #if STENCIL_MPI_NCCL
-  if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) {
-    if (p.transport == Transport::nccl) {
-      auto& intervals = d.exchange_intervals();
-      for (int done = 0; done < steps;) {
-        int const block = std::min(p.depth, steps - done);
-        intervals.start(space.cuda_stream());
+    if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) {
+      if (p.transport == Transport::nccl) {
+        d.exchange_intervals().start(space.cuda_stream());
         stats.bytes_sent += detail::exchange_ghosts(space, d);
-        intervals.stop(space.cuda_stream());
-        ++stats.exchanges;
-        stencil::iterate(space, d.local(), op, block, p.local);
-        done += block;
+        d.exchange_intervals().stop(space.cuda_stream());
+        return;
       }
-      stats.seconds += intervals.collect();
-      return p;
     }
-  }
 #endif
-  for (int done = 0; done < steps;) {
-    int const block = std::min(p.depth, steps - done);
     space.fence("stencil::mpi: block done");
     double const start = MPI_Wtime();
-    std::size_t const sent = detail::exchange_ghosts(space, d);
+    stats.bytes_sent += detail::exchange_ghosts(space, d);
     stats.seconds += MPI_Wtime() - start;
-    stats.bytes_sent += sent;
+  };
+  for (int done = 0; done < steps;) {
+    int const block = std::min(p.depth, steps - done);
+    exchange();
     ++stats.exchanges;
     stencil::iterate(space, d.local(), op, block, p.local);
     done += block;
   }
+#if STENCIL_MPI_NCCL
+  if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) {
+    stats.seconds += d.exchange_intervals().collect();
+  }
+#endif
   return p;
 }
 
