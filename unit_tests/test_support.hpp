@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// Helpers the host-side tests share: checking a refusal's message, and
-// running with a changed environment or a fresh scratch directory.
+// Helpers the tests share: checking a refusal's message, a host copy of a
+// (sub)view, and running with a changed environment or a fresh scratch
+// directory.
 #pragma once
 
 #include <stencil/error.hpp>
 
 #include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
 
 #include <cstdlib>
 #include <filesystem>
@@ -69,6 +72,23 @@ inline std::filesystem::path scratch_directory(std::string const& prefix) {
        std::to_string(std::random_device{}()));
   std::filesystem::remove_all(dir);
   return dir;
+}
+
+/// A host copy of `v`, which may be a strided subview of device memory
+/// (Kokkos copies between memory spaces only contiguous views).
+template <class View>
+auto host_copy(View const& v) {
+  using Dense = Kokkos::View<typename View::non_const_data_type,
+                             Kokkos::LayoutRight, typename View::memory_space>;
+  auto const init = Kokkos::view_alloc(Kokkos::WithoutInitializing, "dense");
+  Dense dense;
+  if constexpr (View::rank == 2) {
+    dense = Dense(init, v.extent(0), v.extent(1));
+  } else {
+    dense = Dense(init, v.extent(0), v.extent(1), v.extent(2));
+  }
+  Kokkos::deep_copy(dense, v);
+  return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, dense);
 }
 
 }  // namespace stencil_test

@@ -38,22 +38,7 @@ int world_size() {
   return n;
 }
 
-/// A host copy of `v`, which may be a strided subview of device memory
-/// (Kokkos copies between memory spaces only contiguous views).
-template <class View>
-auto host_copy(View const& v) {
-  using Dense = Kokkos::View<typename View::non_const_data_type,
-                             Kokkos::LayoutRight, typename View::memory_space>;
-  auto const init = Kokkos::view_alloc(Kokkos::WithoutInitializing, "dense");
-  Dense dense;
-  if constexpr (View::rank == 2) {
-    dense = Dense(init, v.extent(0), v.extent(1));
-  } else {
-    dense = Dense(init, v.extent(0), v.extent(1), v.extent(2));
-  }
-  Kokkos::deep_copy(dense, v);
-  return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, dense);
-}
+using stencil_test::host_copy;
 
 /// A value of every global cell, halo included, that no two neighbours
 /// share.
