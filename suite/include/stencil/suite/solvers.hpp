@@ -252,4 +252,72 @@ struct BrussRhs {
   }
 };
 
+/// bruss2d's right-hand side stored interleaved, as paper 001 stores it:
+/// one field of N rows of 2N values, u and v of a point side by side (u at
+/// even x, v at odd x), so that a value's neighbours along y lie 2N values
+/// away (the access distance d = 2N). It applies the reflecting boundary
+/// (vertex-centred Neumann, h = 1/(N-1)) itself, from the cell's position,
+/// so the halo's values are never used (a fixed halo of 2 cells).
+struct BrussInterleavedRhs {
+  static constexpr int rank = 2;
+  static constexpr auto shape = Shape::star;
+  using fields = stencil::fields<stencil::field<2>>;
+  static constexpr char const* name = "bruss2d-interleaved";
+  static constexpr double alpha = BrussRhs::alpha;
+  double inv_h2 = 1.0;
+  int points = 3;  ///< N
+
+  static BrussInterleavedRhs for_points(int n) {
+    return {static_cast<double>(n - 1) * (n - 1), n};
+  }
+  double stiffness() const { return 8 * alpha * inv_h2; }
+
+  template <class In>
+  KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
+    using T = typename In::value_type;
+    auto const y = stencil::read<0>(in);
+    auto const at = in.position();  // {row, value in the row}
+    int const column = at[1] / 2;
+    T const c = y(0, 0);
+    // A neighbour past the edge is the mirror image of the one inside.
+    T const west = column == 0 ? y(0, 2) : y(0, -2);
+    T const east = column == points - 1 ? y(0, -2) : y(0, 2);
+    T const north = at[0] == 0 ? y(1, 0) : y(-1, 0);
+    T const south = at[0] == points - 1 ? y(-1, 0) : y(1, 0);
+    T const laplacian = west + east + north + south - 4 * c;
+    T const diffusion = static_cast<T>(alpha * inv_h2);
+    if (at[1] % 2 == 0) {
+      T const v = y(0, 1);
+      return 1 + c * c * v - static_cast<T>(4.4) * c + diffusion * laplacian;
+    }
+    T const u = y(0, -1);
+    return static_cast<T>(3.4) * u - u * u * c + diffusion * laplacian;
+  }
+};
+
+/// grayscott2d's right-hand side for stencil::ode::integrate: u' = Du Lap u
+/// - u v^2 + F (1 - u), v' = Dv Lap v + u v^2 - (F + k) v, the Laplacian
+/// per cell (GrayScott is its forward Euler step with dt = 1).
+struct GrayScottRhs {
+  static constexpr int rank = 2;
+  static constexpr auto shape = Shape::star;
+  using fields = stencil::fields<stencil::field<1>, stencil::field<1>>;
+  static constexpr char const* name = "grayscott2d";
+  double du = 0.16, dv = 0.08, feed = 0.035, kill = 0.065;
+
+  template <class In>
+  KOKKOS_FORCEINLINE_FUNCTION auto operator()(In const& in) const {
+    using T = typename In::value_type;
+    auto const u = stencil::read<0>(in);
+    auto const v = stencil::read<1>(in);
+    T const uc = u(0, 0), vc = v(0, 0);
+    T const lap_u = u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1) - 4 * uc;
+    T const lap_v = v(-1, 0) + v(1, 0) + v(0, -1) + v(0, 1) - 4 * vc;
+    T const uvv = uc * vc * vc;
+    return stencil::values{
+        static_cast<T>(du) * lap_u - uvv + static_cast<T>(feed) * (1 - uc),
+        static_cast<T>(dv) * lap_v + uvv - static_cast<T>(feed + kill) * vc};
+  }
+};
+
 }  // namespace stencil::suite
