@@ -10,14 +10,20 @@
 // sum_j b_j k_j and the error estimate). Only the link from a linear
 // combination to the next right-hand side, which reads neighbours, needs a
 // new kernel.
+//
+// The Fused plan (native CUDA, ode/fused_kernel.hpp there) runs every
+// stage of a step in one launch over tiles that span a cluster of blocks;
+// Auto takes it where it runs and says why not where it does not.
 #pragma once
 
+#include <stencil/config.hpp>
 #include <stencil/detail/fields/accessor.hpp>
 #include <stencil/detail/fields/time_loop.hpp>
 #include <stencil/detail/portable/layout.hpp>
 #include <stencil/error.hpp>
 #include <stencil/fields/state.hpp>
 #include <stencil/hooks.hpp>
+#include <stencil/ode/plans.hpp>
 #include <stencil/ode/tableau.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -27,15 +33,11 @@
 #include <cmath>
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace stencil::ode {
-
-/// One kernel per stage, the linear combinations fused into it.
-struct Unfused {};
-
-inline char const* to_string(Unfused) { return "Unfused"; }
 
 /// `steps` steps of `dt` from `t0`.
 struct FixedSteps {
@@ -60,8 +62,9 @@ struct Adaptive {
 /// What an integrate call did.
 struct Report {
   Method method = Method::rk4;
-  std::string plan;
-  double t = 0.0;   ///< the state's time on return
+  std::string plan;         ///< the plan that ran, with its shape
+  std::string plan_reason;  ///< Auto: why it chose that plan
+  double t = 0.0;           ///< the state's time on return
   double dt = 0.0;  ///< the last step taken (adaptive: the next one proposed)
   long long accepted = 0;
   long long rejected = 0;
@@ -183,7 +186,7 @@ void expect_integrable(State<T, Rank, MemorySpace> const& state) {
 /// proposes the step after one of `dt` with scaled error `err` (negative
 /// for a fixed step), and says whether to accept it.
 template <class ExecSpace, class T, int Rank, class MemorySpace, class Rhs>
-class UnfusedRun {
+class UnfusedRun final : public StepRun {
  public:
   using Fields = typename Rhs::fields;
   static constexpr int W = Fields::written_count;
@@ -223,7 +226,7 @@ class UnfusedRun {
   /// One step of `dt` from the state's time; returns the root mean square
   /// scaled error (0 without an embedded method). The state holds y_n+1
   /// afterwards; reject() takes it back to y_n.
-  double step(double dt, double absolute, double relative) {
+  double step(double dt, double absolute, double relative) override {
     double const t = m_state.time();
     double err = 0.0;
     int const s = m_tableau.stages;
@@ -280,7 +283,7 @@ class UnfusedRun {
   }
 
   /// Back to the state before the last step.
-  void reject() {
+  void reject() override {
     for (int w = 0; w < W; ++w) {
       Kokkos::deep_copy(m_space, whole(m_state.current(m_written[w])),
                         m_saved[w]);
@@ -288,7 +291,9 @@ class UnfusedRun {
     m_state.set_time(m_step_start);
   }
 
-  long long evaluations() const { return m_evaluations; }
+  long long evaluations() const override { return m_evaluations; }
+
+  std::string description() const override { return "Unfused"; }
 
   /// A padded buffer as one contiguous array.
   template <class View>
@@ -327,6 +332,64 @@ inline void run_hooks(stencil::detail::LoopHooks const& hooks,
   }
 }
 
+/// The run of `plan` on `state`; for Auto, `reason` says why it took the
+/// plan it took. Fused refuses what it cannot run, naming Unfused.
+template <class ExecSpace, class T, int Rank, class MemorySpace, class Rhs,
+          Plan P>
+std::unique_ptr<StepRun> make_run(ExecSpace const& space,
+                                  State<T, Rank, MemorySpace>& state,
+                                  Rhs const& rhs, Tableau tableau, P plan,
+                                  std::string& reason) {
+  using UnfusedPlan = UnfusedRun<ExecSpace, T, Rank, MemorySpace, Rhs>;
+  using Native = NativeOde<ExecSpace>;
+  if constexpr (std::is_same_v<P, Unfused>) {
+    (void)plan;
+    return std::make_unique<UnfusedPlan>(space, state, rhs, std::move(tableau));
+  } else {
+    std::string why;
+    if constexpr (std::is_same_v<P, Auto> && Rhs::fields::radius > 1) {
+      // docs/decisions/ode-fused-plan.md: rims of stages x radius cells cost
+      // more than the memory traffic Fused saves.
+      reason = stencil::detail::concat(
+          "Unfused: the right-hand side reads ", Rhs::fields::radius,
+          " cells away, and Fused recomputes rims of stages x radius cells "
+          "(it wins at radius 1; Fused{} runs it anyway)");
+      return std::make_unique<UnfusedPlan>(space, state, rhs,
+                                           std::move(tableau));
+    } else if constexpr (Native::available) {
+      why = Native::template refusal<Rhs>(state, tableau.stages);
+      if (why.empty()) {
+        Fused request{};
+        if constexpr (std::is_same_v<P, Fused>) request = plan;
+        if constexpr (std::is_same_v<P, Auto>) {
+          // A cluster that fits is the one check left to the run itself.
+          try {
+            auto run = Native::make(space, state, rhs, tableau, request);
+            reason =
+                "Fused: one launch a step reads y_n and writes y_n+1 "
+                "once, where Unfused moves every stage through memory";
+            return run;
+          } catch (stencil::unsupported const& e) {
+            why = e.what();
+          }
+        } else {
+          return Native::make(space, state, rhs, std::move(tableau), request);
+        }
+      }
+    } else {
+      why =
+          stencil::detail::concat("Fused runs on the native CUDA backend; ",
+                                  ExecSpace::name(), " has none (use Unfused)");
+    }
+    if constexpr (std::is_same_v<P, Fused>) {
+      stencil::detail::throw_unsupported(
+          stencil::detail::concat("stencil::ode: ", why));
+    }
+    reason = stencil::detail::concat("Unfused: ", why);
+    return std::make_unique<UnfusedPlan>(space, state, rhs, std::move(tableau));
+  }
+}
+
 }  // namespace detail
 
 /// `steps.steps` steps of `method` from `steps.t0` with step `steps.dt` on
@@ -334,10 +397,10 @@ inline void run_hooks(stencil::detail::LoopHooks const& hooks,
 /// (stencil::every) run after every n steps. The state's time is t0 on
 /// entry and t0 + steps * dt on return.
 template <class ExecSpace, class T, int Rank, class MemorySpace, class Rhs,
-          class... F>
+          Plan P = Auto, class... F>
 Report integrate(ExecSpace const& space, State<T, Rank, MemorySpace>& state,
                  Rhs const& rhs, Method method, FixedSteps const& steps,
-                 Unfused plan = {}, Every<F> const&... hooks) {
+                 P plan = {}, Every<F> const&... hooks) {
   detail::expect_integrable<Rhs>(state);
   STENCIL_EXPECT(steps.steps >= 0, "stencil::ode::integrate: steps is ",
                  steps.steps, "; give 0 or more");
@@ -345,21 +408,21 @@ Report integrate(ExecSpace const& space, State<T, Rank, MemorySpace>& state,
                  "stencil::ode::integrate: dt is ", steps.dt,
                  "; give a positive, finite step");
   auto const loop_hooks = stencil::detail::make_loop_hooks(hooks...);
-  detail::UnfusedRun<ExecSpace, T, Rank, MemorySpace, Rhs> run(
-      space, state, rhs, tableau(method));
   state.set_time(steps.t0);
   Report report;
   report.method = method;
-  report.plan = to_string(plan);
+  auto const run = detail::make_run(space, state, rhs, tableau(method), plan,
+                                    report.plan_reason);
+  report.plan = run->description();
   for (int n = 0; n < steps.steps; ++n) {
-    run.step(steps.dt, 0.0, 0.0);
+    run->step(steps.dt, 0.0, 0.0);
     state.set_time(steps.t0 + (n + 1) * steps.dt);
     ++report.accepted;
     detail::run_hooks(loop_hooks, report.accepted);
   }
   report.t = state.time();
   report.dt = steps.dt;
-  report.rhs_evaluations = run.evaluations();
+  report.rhs_evaluations = run->evaluations();
   return report;
 }
 
@@ -367,10 +430,10 @@ Report integrate(ExecSpace const& space, State<T, Rank, MemorySpace>& state,
 /// verner56) from `a.t0` to `a.t_end` with the step controlled by its
 /// error estimate (see Adaptive); hooks run after every n accepted steps.
 template <class ExecSpace, class T, int Rank, class MemorySpace, class Rhs,
-          class... F>
+          Plan P = Auto, class... F>
 Report integrate(ExecSpace const& space, State<T, Rank, MemorySpace>& state,
-                 Rhs const& rhs, Method method, Adaptive const& a,
-                 Unfused plan = {}, Every<F> const&... hooks) {
+                 Rhs const& rhs, Method method, Adaptive const& a, P plan = {},
+                 Every<F> const&... hooks) {
   detail::expect_integrable<Rhs>(state);
   Tableau t = tableau(method);
   STENCIL_EXPECT(t.embedded(), "stencil::ode::integrate: ", to_string(method),
@@ -390,12 +453,12 @@ Report integrate(ExecSpace const& space, State<T, Rank, MemorySpace>& state,
   // The controller's exponent: the error estimate is of the embedded
   // (lower) order q, so it scales as dt^(q + 1).
   double const exponent = 1.0 / (t.embedded_order + 1);
-  detail::UnfusedRun<ExecSpace, T, Rank, MemorySpace, Rhs> run(
-      space, state, rhs, std::move(t));
   state.set_time(a.t0);
   Report report;
   report.method = method;
-  report.plan = to_string(plan);
+  auto const run = detail::make_run(space, state, rhs, std::move(t), plan,
+                                    report.plan_reason);
+  report.plan = run->description();
   double dt = a.dt > 0 ? a.dt : (a.t_end - a.t0) / 100;
   while (state.time() < a.t_end) {
     STENCIL_EXPECT(report.accepted + report.rejected < a.max_steps,
@@ -405,7 +468,7 @@ Report integrate(ExecSpace const& space, State<T, Rank, MemorySpace>& state,
                    "); loosen the tolerances or raise max_steps");
     double const t0 = state.time();
     double const step = std::min(dt, a.t_end - t0);
-    double const err = run.step(step, a.absolute, a.relative);
+    double const err = run->step(step, a.absolute, a.relative);
     STENCIL_EXPECT(std::isfinite(err),
                    "stencil::ode::integrate: the error "
                    "estimate is not finite at t = ",
@@ -421,14 +484,18 @@ Report integrate(ExecSpace const& space, State<T, Rank, MemorySpace>& state,
       dt = step * factor;
     } else {
       ++report.rejected;
-      run.reject();
+      run->reject();
       dt = step * std::min(factor, 1.0);
     }
   }
   report.t = state.time();
   report.dt = dt;
-  report.rhs_evaluations = run.evaluations();
+  report.rhs_evaluations = run->evaluations();
   return report;
 }
 
 }  // namespace stencil::ode
+
+#if defined(KOKKOS_ENABLE_CUDA) && STENCIL_ENABLE_NATIVE_CUDA
+#include <stencil/native_cuda/ode/fused_launch.hpp>
+#endif

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: Apache-2.0
+// The fused Runge-Kutta step of stencil::ode (paper 001's tiled
+// integrator, on Hopper's thread-block clusters): one launch runs every
+// stage of a step.
+//
+// A tile is a cluster of blocks. It loads y_n over the tile, which reaches
+// stages x radius cells past the cells whose y_n+1 it writes, and runs the
+// stages in place, the region each stage computes shrinking by the radius
+// (a trapezoid in time). Inside the cluster nothing is recomputed: each
+// block owns a box of the tile, and after each stage reads its neighbours'
+// edges of the new stage value from their shared memory (distributed
+// shared memory) past a cluster barrier. Only the cluster's own rim is
+// recomputed, by the neighbouring cluster.
+//
+// A stage value Y_i is read at neighbours, so it lives in shared memory
+// (two slots that alternate, so that a block may write Y_i+1 while a
+// slower one still reads Y_i's edges). k_1..k_s and y_n are read only at
+// their own cell, by the thread that owns it, so they stay in registers:
+// a step moves y_n in and y_n+1 out, and nothing else, through DRAM.
+//
+// Halo cells of a mirrored side (neumann, reflecting) are refreshed after
+// each stage from the interior cells they mirror, read from whichever
+// block owns them; a fixed side's halo is loaded once and never written;
+// a periodic axis wraps the tile around the domain and has no halo.
+#pragma once
+
+#include <stencil/native_cuda/fields/kernels.hpp>
+
+#include <stencil/detail/fields/accessor.hpp>
+#include <stencil/detail/portable/layout.hpp>
+
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+namespace stencil::native_cuda::ode {
+
+using stencil::native_cuda::fields::for_each_field;
+
+/// Threads per block: 64 along x (two warps per row), 4 rows.
+inline constexpr int threads_x = 64;
+inline constexpr int threads_y = 4;
+inline constexpr int threads_per_block = threads_x * threads_y;
+inline constexpr int max_stages = 8;
+
+/// Rows of the block's box each thread owns: k_1..k_s of every written
+/// field at each of its cells stay in registers, about 32 values a thread.
+__host__ __device__ constexpr int cells_per_thread(int stages, int written) {
+  int const cells = 32 / (stages * written);
+  return cells < 1 ? 1 : (cells > 4 ? 4 : cells);
+}
+
+/// How a halo cell along one side is refreshed after each stage.
+enum class Mirror : int { none = 0, neumann = 1, reflecting = 2 };
+
+template <int Stages>
+struct FusedTableau {
+  double a[Stages][Stages] = {};
+  double b[Stages] = {};
+  double e[Stages] = {};  ///< b - bhat: the error estimate's weights
+  double c[Stages] = {};
+};
+
+template <class T, class Rhs, int Stages>
+struct FusedParams {
+  using Fields = typename Rhs::fields;
+  T const* in[Fields::count] = {};     ///< y_n and the coefficients
+  T* out[Fields::written_count] = {};  ///< y_n+1 (written fields)
+  double* error_squares = nullptr;     ///< summed scaled errors, or null
+  Rhs rhs;
+  stencil::detail::PaddedLayout layout;
+  int cluster_x = 1, cluster_y = 1;  ///< blocks per cluster
+  bool wrap[2] = {false, false};     ///< x, y periodic
+  Mirror mirror[2][2] = {};          ///< [x, y][low, high]
+  double t = 0.0, dt = 0.0;
+  double absolute = 0.0, relative = 0.0;
+  FusedTableau<Stages> tableau;
+};
+
+/// The shared-memory slots of field f: two alternating ones for a written
+/// field, one for a coefficient.
+template <class Fields>
+__host__ __device__ constexpr int fused_slot_base(int f) {
+  int base = 0;
+  for (int g = 0; g < f; ++g) base += Fields::written[g] ? 2 : 1;
+  return base;
+}
+
+template <class Fields>
+inline constexpr int fused_slots = fused_slot_base<Fields>(Fields::count);
+
+/// The index of field `f` among the written fields.
+template <class Fields>
+__host__ __device__ constexpr int written_index(int f) {
+  int index = 0;
+  for (int g = 0; g < f; ++g) index += Fields::written[g] ? 1 : 0;
+  return index;
+}
+
+/// The interior cell a halo cell `g` of an axis with `n` cells mirrors
+/// (itself where that side is not mirrored).
+__device__ __forceinline__ int mirrored(int g, int n, Mirror low, Mirror high) {
+  if (g < 0) {
+    if (low == Mirror::neumann) return -1 - g;
+    if (low == Mirror::reflecting) return -g;
+  } else if (g >= n) {
+    if (high == Mirror::neumann) return 2 * n - 1 - g;
+    if (high == Mirror::reflecting) return 2 * (n - 1) - g;
+  }
+  return g;
+}
+
+template <class T, class Rhs, int Stages>
+__global__ void __launch_bounds__(threads_per_block, 3)
+    fused_step(FusedParams<T, Rhs, Stages> p) {
+  namespace cg = cooperative_groups;
+  using Fields = typename Rhs::fields;
+  constexpr int W = Fields::written_count;
+  constexpr int r = Fields::radius;
+  constexpr int reach = Stages * r;
+  constexpr int cells = cells_per_thread(Stages, W);
+  constexpr int own_x = threads_x;
+  constexpr int own_y = threads_y * cells;
+  // The block's box grown by the radius: what its stage kernels read.
+  constexpr int ex = own_x + 2 * r;
+  constexpr int ey = own_y + 2 * r;
+  constexpr int slot_cells = ex * ey;
+  // Grown-box cells each thread may have to take from another block.
+  constexpr int halo_per_thread =
+      (slot_cells + threads_per_block - 1) / threads_per_block;
+  extern __shared__ __align__(16) unsigned char shared_raw[];
+  T* const shared = reinterpret_cast<T*>(shared_raw);
+
+  cg::cluster_group const cluster = cg::this_cluster();
+  dim3 const member = cluster.block_index();
+  int const n[2] = {p.layout.nx, p.layout.ny};
+  int const tile[2] = {p.cluster_x * own_x, p.cluster_y * own_y};
+  int const cluster_index[2] = {static_cast<int>(blockIdx.x) / p.cluster_x,
+                                static_cast<int>(blockIdx.y) / p.cluster_y};
+  // Domain coordinate of tile cell 0, and of this block's box, per axis.
+  int origin[2];
+  for (int a = 0; a < 2; ++a) {
+    origin[a] = cluster_index[a] * (tile[a] - 2 * reach) - reach;
+  }
+  int const box[2] = {static_cast<int>(member.x) * own_x,
+                      static_cast<int>(member.y) * own_y};
+  auto slot = [&](int s) { return shared + s * slot_cells; };
+  auto local = [&](int x, int y) {  // tile cell -> index in a block's slot
+    return (y - box[1] + r) * ex + (x - box[0] + r);
+  };
+  auto domain = [&](int a, int c) {
+    int const g = c + origin[a];
+    return p.wrap[a] ? ((g % n[a]) + n[a]) % n[a] : g;
+  };
+  auto in_padded = [&](int a, int g) {
+    return p.wrap[a] || (g >= -p.layout.halo && g < n[a] + p.layout.halo);
+  };
+  auto interior = [&](int a, int g) {
+    return p.wrap[a] || (g >= 0 && g < n[a]);
+  };
+  // Stage i computes the interior cells at least (i + 1) r from the tile's
+  // edge (everything they read is valid after stage i - 1): the stages
+  // that compute a cell.
+  auto stages_at = [&](int x, int y) {
+    int const c[2] = {x, y};
+    int distance = reach;
+    bool in = true;
+    for (int a = 0; a < 2; ++a) {
+      in = in && interior(a, domain(a, c[a]));
+      int const d = c[a] < tile[a] - 1 - c[a] ? c[a] : tile[a] - 1 - c[a];
+      distance = d < distance ? d : distance;
+    }
+    if (!in) return 0;
+    return r == 0 ? Stages : (distance / (r > 0 ? r : 1));
+  };
+
+  // Load: every field over the grown box (within the padded array); a
+  // written field into both slots, so a fixed halo holds in either.
+  int const thread = static_cast<int>(threadIdx.y * threads_x + threadIdx.x);
+#pragma unroll
+  for (int h = 0; h < halo_per_thread; ++h) {
+    int const at = thread + h * threads_per_block;
+    if (at >= slot_cells) continue;
+    int const x = box[0] - r + at % ex, y = box[1] - r + at / ex;
+    if (x < 0 || y < 0 || x >= tile[0] || y >= tile[1]) continue;
+    int const gx = domain(0, x), gy = domain(1, y);
+    if (!in_padded(0, gx) || !in_padded(1, gy)) continue;
+    std::int64_t const from = p.layout.template offset<std::int64_t>(0, gy, gx);
+    for_each_field<Fields>([&](auto field) {
+      constexpr int f = decltype(field)::value;
+      constexpr int base = fused_slot_base<Fields>(f);
+      T const value = p.in[f][from];
+      slot(base)[at] = value;
+      if constexpr (Fields::written[f]) slot(base + 1)[at] = value;
+    });
+  }
+  __syncthreads();
+
+  // The thread's cells: column box_x + threadIdx.x, rows box_y +
+  // threadIdx.y + threads_y * m.
+  int const x = box[0] + static_cast<int>(threadIdx.x);
+  int const gx = domain(0, x);
+  T y_n[cells][W];
+  T k[Stages][cells][W];
+#pragma unroll
+  for (int m = 0; m < cells; ++m) {
+    int const y = box[1] + static_cast<int>(threadIdx.y) + threads_y * m;
+    for_each_field<Fields>([&](auto field) {
+      constexpr int f = decltype(field)::value;
+      if constexpr (Fields::written[f]) {
+        y_n[m][written_index<Fields>(f)] =
+            slot(fused_slot_base<Fields>(f))[local(x, y)];
+      }
+    });
+  }
+  int computed_by[cells];  // cell m is computed by stages 0..computed_by-1
+#pragma unroll
+  for (int m = 0; m < cells; ++m) {
+    computed_by[m] =
+        stages_at(x, box[1] + static_cast<int>(threadIdx.y) + threads_y * m);
+  }
+
+  // The grown-box cells this thread refreshes after each stage, the same
+  // every stage: a cell of another block's box, taken from it, or a halo
+  // cell of a mirrored side, taken from the interior cell it mirrors
+  // (owned by whichever block). `to` < 0: none.
+  int halo_to[halo_per_thread];
+  int halo_from[halo_per_thread];  // cell in the owner's slot | owner << 16
+#pragma unroll
+  for (int h = 0; h < halo_per_thread; ++h) {
+    halo_to[h] = -1;
+    halo_from[h] = 0;
+    int const at = thread + h * threads_per_block;
+    if (at >= slot_cells) continue;
+    int const cx = box[0] - r + at % ex, cy = box[1] - r + at / ex;
+    if (cx < 0 || cy < 0 || cx >= tile[0] || cy >= tile[1]) continue;
+    int const g[2] = {domain(0, cx), domain(1, cy)};
+    if (!in_padded(0, g[0]) || !in_padded(1, g[1])) continue;
+    bool const own = cx >= box[0] && cx < box[0] + own_x && cy >= box[1] &&
+                     cy < box[1] + own_y;
+    bool const halo = !interior(0, g[0]) || !interior(1, g[1]);
+    if (own && !halo) continue;  // computed by this block
+    int source[2];
+    for (int a = 0; a < 2; ++a) {
+      source[a] = p.wrap[a]
+                      ? (a == 0 ? cx : cy)
+                      : mirrored(g[a], n[a], p.mirror[a][0], p.mirror[a][1]) -
+                            origin[a];
+    }
+    if (halo && source[0] == cx && source[1] == cy) continue;  // fixed
+    // Only a cell no computed cell reads mirrors one outside the tile.
+    if (source[0] < 0 || source[1] < 0 || source[0] >= tile[0] ||
+        source[1] >= tile[1]) {
+      continue;
+    }
+    int const owner_x = source[0] / own_x;
+    int const owner_y = source[1] / own_y;
+    halo_to[h] = at;
+    halo_from[h] = ((source[1] - owner_y * own_y + r) * ex +
+                    (source[0] - owner_x * own_x + r)) |
+                   ((owner_y * p.cluster_x + owner_x) << 16);
+  }
+  double error_squares = 0.0;
+
+#pragma unroll
+  for (int i = 0; i < Stages; ++i) {
+    int const current = i & 1;
+    stencil::detail::FieldBuffers<T, Fields> buffers;
+    for_each_field<Fields>([&](auto field) {
+      constexpr int f = decltype(field)::value;
+      constexpr bool written = Fields::written[f];
+      buffers.level[f][0] =
+          slot(fused_slot_base<Fields>(f) + (written ? current : 0));
+    });
+    double const t = p.t + p.tableau.c[i] * p.dt;
+#pragma unroll
+    for (int m = 0; m < cells; ++m) {
+      int const y = box[1] + static_cast<int>(threadIdx.y) + threads_y * m;
+      if (i >= computed_by[m]) continue;
+      int const gy = domain(1, y);
+      int const at = local(x, y);
+      auto const result =
+          p.rhs(stencil::detail::FieldsNeighbourhood<T, 2, Fields>{
+              buffers, at, ex, 0, 0, gy, gx, t});
+#pragma unroll
+      for (int w = 0; w < W; ++w) {
+        if constexpr (requires { result.value[0]; }) {
+          k[i][m][w] = static_cast<T>(result.value[w]);
+        } else {
+          k[i][m][w] = static_cast<T>(result);
+        }
+      }
+      // As the Unfused plan: the combination in double, from k stored in T.
+      if (i + 1 < Stages) {
+        for_each_field<Fields>([&](auto field) {
+          constexpr int f = decltype(field)::value;
+          if constexpr (Fields::written[f]) {
+            constexpr int w = written_index<Fields>(f);
+            double combination = 0.0;
+#pragma unroll
+            for (int j = 0; j <= i; ++j) {
+              combination +=
+                  p.tableau.a[i + 1][j] * static_cast<double>(k[j][m][w]);
+            }
+            slot(fused_slot_base<Fields>(f) + (current ^ 1))[at] =
+                static_cast<T>(static_cast<double>(y_n[m][w]) +
+                               p.dt * combination);
+          }
+        });
+      } else {
+        // The last stage: y_n+1 where the tile owns the cell.
+        int const gyo = y + origin[1], gxo = x + origin[0];
+        bool const owned = gxo >= 0 && gxo < n[0] && gyo >= 0 && gyo < n[1];
+        if (!owned) continue;
+        std::int64_t const to =
+            p.layout.template offset<std::int64_t>(0, gyo, gxo);
+#pragma unroll
+        for (int w = 0; w < W; ++w) {
+          double combination = 0.0, estimate = 0.0;
+#pragma unroll
+          for (int j = 0; j < Stages; ++j) {
+            double const kj = static_cast<double>(k[j][m][w]);
+            combination += p.tableau.b[j] * kj;
+            estimate += p.tableau.e[j] * kj;
+          }
+          double const before = static_cast<double>(y_n[m][w]);
+          double const after = before + p.dt * combination;
+          p.out[w][to] = static_cast<T>(after);
+          if (p.error_squares != nullptr) {
+            double const scale =
+                p.absolute + p.relative * fmax(fabs(before), fabs(after));
+            double const e = p.dt * estimate / scale;
+            error_squares += e * e;
+          }
+        }
+      }
+    }
+    if (i + 1 == Stages) break;
+
+    // Y_i+1 is written over every block's box; now each block takes what
+    // its grown box needs from the others, and refreshes mirrored halos.
+    cluster.sync();
+    int const next = current ^ 1;
+#pragma unroll
+    for (int h = 0; h < halo_per_thread; ++h) {
+      if (halo_to[h] < 0) continue;
+      unsigned const owner = static_cast<unsigned>(halo_from[h]) >> 16;
+      int const from = halo_from[h] & 0xffff;
+      for_each_field<Fields>([&](auto field) {
+        constexpr int f = decltype(field)::value;
+        if constexpr (Fields::written[f]) {
+          T* const mine = slot(fused_slot_base<Fields>(f) + next);
+          mine[halo_to[h]] = cluster.map_shared_rank(mine, owner)[from];
+        }
+      });
+    }
+    __syncthreads();
+  }
+
+  if (p.error_squares != nullptr) {
+    for (int offset = 16; offset > 0; offset /= 2) {
+      error_squares += __shfl_down_sync(0xffffffffu, error_squares, offset);
+    }
+    if ((threadIdx.x & 31) == 0 && error_squares != 0.0) {
+      atomicAdd(p.error_squares, error_squares);
+    }
+  }
+  // No block leaves while another may still read its shared memory.
+  cluster.sync();
+}
+
+}  // namespace stencil::native_cuda::ode

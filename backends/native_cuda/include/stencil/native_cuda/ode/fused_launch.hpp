@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: Apache-2.0
+// Host side of the fused Runge-Kutta step (ode/fused_kernel.hpp): what it
+// can run, the cluster and tile the plan picks, and the run that launches
+// one kernel per step. stencil::ode::integrate reaches it through
+// stencil::ode::detail::NativeOde<Kokkos::Cuda>.
+#pragma once
+
+#include <stencil/native_cuda/common/cuda_check.hpp>
+#include <stencil/native_cuda/common/device.hpp>
+#include <stencil/native_cuda/ode/fused_kernel.hpp>
+
+#include <stencil/boundary.hpp>
+#include <stencil/detail/fields/time_loop.hpp>
+#include <stencil/detail/portable/layout.hpp>
+#include <stencil/error.hpp>
+#include <stencil/fields/state.hpp>
+#include <stencil/ode/plans.hpp>
+#include <stencil/ode/tableau.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace stencil::native_cuda::ode {
+
+/// The cluster and tiles of a fused run.
+struct FusedShape {
+  int cluster_x = 1, cluster_y = 1;
+  int own_x = threads_x, own_y = threads_y;
+  int tiles_x = 1, tiles_y = 1;
+  std::size_t shared_bytes = 0;
+
+  int tile_x() const { return cluster_x * own_x; }
+  int tile_y() const { return cluster_y * own_y; }
+};
+
+/// The fewest cells along an axis a tile must write: below it the rims,
+/// recomputed by the neighbouring tiles, are most of the work.
+inline constexpr int fewest_valid = 4;
+/// Blocks a cluster may have: CUDA's portable size is 8; Hopper runs 16
+/// where a kernel opts in to non-portable sizes, and the plan asks CUDA
+/// whether a cluster fits before it takes one.
+inline constexpr int largest_cluster = 16;
+
+/// Lets `function` run clusters above the portable 8 blocks.
+template <class... Args>
+void allow_large_clusters(void (*function)(Args...)) {
+  STENCIL_CUDA_CHECK(cudaFuncSetAttribute(
+      function, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+}
+
+/// f(std::integral_constant<int, S>{}) for the stage counts with a fused
+/// kernel (those of stencil::ode::Method); false for any other.
+template <class F>
+bool with_stages(int stages, F&& f) {
+  switch (stages) {
+    case 1:
+      f(std::integral_constant<int, 1>{});
+      return true;
+    case 4:
+      f(std::integral_constant<int, 4>{});
+      return true;
+    case 7:
+      f(std::integral_constant<int, 7>{});
+      return true;
+    case 8:
+      f(std::integral_constant<int, 8>{});
+      return true;
+    default:
+      return false;
+  }
+}
+
+template <class T, class Rhs, int Stages>
+auto fused_function() {
+  return &fused_step<T, Rhs, Stages>;
+}
+
+/// Clusters of `shape`'s kernel that fit on the device at once (0: none).
+template <class T, class Rhs, int Stages>
+int resident_clusters(FusedShape const& shape) {
+  auto const function = fused_function<T, Rhs, Stages>();
+  allow_large_clusters(function);
+  if (cudaFuncSetAttribute(
+          function, cudaFuncAttributeMaxDynamicSharedMemorySize,
+          static_cast<int>(shape.shared_bytes)) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(shape.cluster_x),
+                        static_cast<unsigned>(shape.cluster_y), 1);
+  config.blockDim = dim3(threads_x, threads_y, 1);
+  config.dynamicSmemBytes = shape.shared_bytes;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = static_cast<unsigned>(shape.cluster_x);
+  attribute.val.clusterDim.y = static_cast<unsigned>(shape.cluster_y);
+  attribute.val.clusterDim.z = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  int clusters = 0;
+  if (cudaOccupancyMaxActiveClusters(&clusters, function, &config) !=
+      cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return clusters;
+}
+
+/// The tiles of a cluster of `cx` x `cy` blocks on an nx x ny domain, and
+/// the cells their stages compute (rims included): the plan's cost.
+template <class T, class Fields, int Stages>
+FusedShape shape_for(int cx, int cy, int nx, int ny, double& work) {
+  constexpr int r = Fields::radius;
+  constexpr int reach = Stages * r;
+  FusedShape s;
+  s.cluster_x = cx;
+  s.cluster_y = cy;
+  s.own_y = threads_y * cells_per_thread(Stages, Fields::written_count);
+  int const valid_x = s.tile_x() - 2 * reach;
+  int const valid_y = s.tile_y() - 2 * reach;
+  work = -1.0;
+  if (valid_x < fewest_valid || valid_y < fewest_valid) return s;
+  s.tiles_x = (nx + valid_x - 1) / valid_x;
+  s.tiles_y = (ny + valid_y - 1) / valid_y;
+  s.shared_bytes = static_cast<std::size_t>(fused_slots<Fields>) *
+                   (s.own_x + 2 * r) * (s.own_y + 2 * r) * sizeof(T);
+  double per_tile = 0.0;
+  for (int i = 1; i <= Stages; ++i) {
+    per_tile +=
+        static_cast<double>(s.tile_x() - 2 * i * r) * (s.tile_y() - 2 * i * r);
+  }
+  work = per_tile * s.tiles_x * s.tiles_y;
+  return s;
+}
+
+/// Why the fused plan cannot run `state` with `stages` stages ("" when it
+/// can), each reason with what would run.
+template <class Rhs, class T, int Rank, class MemorySpace>
+std::string fused_refusal(State<T, Rank, MemorySpace> const& state,
+                          int stages) {
+  using stencil::detail::concat;
+  if (Rank != 2) {
+    return concat("Fused runs 2D right-hand sides; this one is ", Rank,
+                  "D (use Unfused)");
+  }
+  if (!with_stages(stages, [](auto) {})) {
+    return concat("Fused has kernels for 1, 4, 7 and 8 stages, not ", stages,
+                  " (use Unfused)");
+  }
+  DeviceLimits const device = current_device_limits();
+  if (device.compute_capability < 90) {
+    return concat(
+        "Fused needs thread-block clusters (compute capability 9.0 "
+        "or newer); ",
+        device.name, " is ", device.compute_capability / 10, ".",
+        device.compute_capability % 10, " (use Unfused)");
+  }
+  auto const& sides = state.boundaries();
+  for (int a = 0; a < Rank; ++a) {
+    for (int side = 0; side < 2; ++side) {
+      if (sides.kind_at(a, side) == Boundary::dirichlet) {
+        return concat(
+            "Fused refreshes fixed, periodic, neumann and "
+            "reflecting sides inside the step; axis ",
+            stencil::detail::axis_name(Rank, a),
+            " is dirichlet "
+            "(use Unfused)");
+      }
+    }
+  }
+  if (!state.position_map().identity()) {
+    return "Fused runs a whole domain; this state is part of a distributed "
+           "one (use Unfused)";
+  }
+  return {};
+}
+
+/// The fused plan's run on a 2D state (see StepRun).
+template <class T, class MemorySpace, class Rhs>
+class FusedRun final : public stencil::ode::detail::StepRun {
+ public:
+  using Fields = typename Rhs::fields;
+  static constexpr int W = Fields::written_count;
+
+  FusedRun(Kokkos::Cuda const& space, State<T, 2, MemorySpace>& state,
+           Rhs const& rhs, stencil::ode::Tableau tableau,
+           stencil::ode::Fused request)
+      : m_space(space),
+        m_state(state),
+        m_rhs(rhs),
+        m_tableau(std::move(tableau)),
+        m_error("stencil::ode::fused_error") {
+    std::string const refusal = fused_refusal<Rhs>(state, m_tableau.stages);
+    STENCIL_EXPECT_SUPPORTED(refusal.empty(), "stencil::ode: ", refusal);
+    auto power_of_two = [](int c) { return c >= 0 && (c & (c - 1)) == 0; };
+    STENCIL_EXPECT(
+        power_of_two(request.cluster_x) && power_of_two(request.cluster_y) &&
+            request.cluster_x * request.cluster_y <= largest_cluster,
+        "stencil::ode::Fused: a cluster of ", request.cluster_x, "x",
+        request.cluster_y, " blocks; give powers of two, ", largest_cluster,
+        " blocks in all at most (8 run on every "
+        "GPU), or 0 for the plan's choice");
+    int const nx = state.extent(1), ny = state.extent(0);
+    (void)with_stages(m_tableau.stages, [&](auto stages) {
+      constexpr int S = decltype(stages)::value;
+      pick<S>(request, nx, ny);
+    });
+    int written = 0;
+    for (int f = 0; f < Fields::count; ++f) {
+      if (Fields::written[f]) m_written[written++] = f;
+    }
+  }
+
+  double step(double dt, double absolute, double relative) override {
+    double const t = m_state.time();
+    stencil::detail::refresh_state_halo(m_space, m_state, m_first);
+    m_first = false;
+    bool const estimate = m_tableau.embedded() && absolute + relative > 0;
+    if (estimate) {
+      STENCIL_CUDA_CHECK(cudaMemsetAsync(m_error.data(), 0, sizeof(double),
+                                         m_space.cuda_stream()));
+    }
+    (void)with_stages(m_tableau.stages, [&](auto stages) {
+      constexpr int S = decltype(stages)::value;
+      launch<S>(t, dt, estimate, absolute, relative);
+    });
+    for (int w = 0; w < W; ++w) m_state.rotate(m_written[w]);
+    m_evaluations += m_tableau.stages;
+    m_state.set_time(t + dt);
+    m_step_start = t;
+    if (!estimate) return 0.0;
+    double sum_squares = 0.0;
+    Kokkos::deep_copy(m_space, sum_squares, m_error);
+    m_space.fence();
+    return std::sqrt(sum_squares /
+                     (static_cast<double>(m_state.interior_cells()) * W));
+  }
+
+  /// y_n is still in the buffer the step read: rotate back to it.
+  void reject() override {
+    for (int w = 0; w < W; ++w) m_state.rotate(m_written[w]);
+    m_state.set_time(m_step_start);
+  }
+
+  long long evaluations() const override { return m_evaluations; }
+
+  std::string description() const override {
+    return stencil::detail::concat(
+        "Fused (clusters of ", m_shape.cluster_x, "x", m_shape.cluster_y,
+        " blocks, tiles of ", m_shape.tile_x(), "x", m_shape.tile_y(),
+        " cells, ", m_shape.tiles_x * m_shape.tiles_y, " tiles, ",
+        m_shape.shared_bytes, " bytes of shared memory a block)");
+  }
+
+  FusedShape const& shape() const { return m_shape; }
+
+ private:
+  /// The cluster asked for, or the plan's: one block wide (a block's x
+  /// neighbours then lie in its own box, and only row halos cross blocks,
+  /// which docs/decisions/ode-fused-plan.md measured to pay), as tall as
+  /// cuts the cells computed (rims included) by 3% or more per doubling,
+  /// among those CUDA can run.
+  template <int S>
+  void pick(stencil::ode::Fused request, int nx, int ny) {
+    double best = -1.0;
+    std::string tried;
+    bool const chosen = request.cluster_x > 0 || request.cluster_y > 0;
+    for (int cy : {1, 2, 4, 8, 16}) {
+      for (int cx : {1, 2, 4, 8, 16}) {
+        if (cx * cy > largest_cluster) continue;
+        if (!chosen && cx != 1) continue;
+        if (request.cluster_x > 0 && cx != request.cluster_x) continue;
+        if (request.cluster_y > 0 && cy != request.cluster_y) continue;
+        double work = 0.0;
+        FusedShape const shape = shape_for<T, Fields, S>(cx, cy, nx, ny, work);
+        if (work < 0) continue;
+        if (resident_clusters<T, Rhs, S>(shape) < 1) {
+          tried += stencil::detail::concat(" ", cx, "x", cy);
+          continue;
+        }
+        // A larger cluster must earn its wait at every stage's barrier.
+        if (best < 0 || work < best * 0.97) {
+          best = work;
+          m_shape = shape;
+        }
+      }
+    }
+    STENCIL_EXPECT_SUPPORTED(
+        best >= 0, "stencil::ode::Fused: no cluster",
+        chosen ? " of the size asked" : "",
+        " holds a tile that writes at least ", fewest_valid,
+        " cells a side past rims of ", S, " stages x radius ", Fields::radius,
+        tried.empty() ? "" : "; CUDA cannot run clusters of", tried,
+        " (use Unfused)");
+  }
+
+  template <int S>
+  void launch(double t, double dt, bool estimate, double absolute,
+              double relative) {
+    FusedParams<T, Rhs, S> p;
+    for (int f = 0; f < Fields::count; ++f) {
+      p.in[f] = m_state.current(f).data();
+    }
+    for (int w = 0; w < W; ++w) p.out[w] = m_state.next(m_written[w]).data();
+    p.error_squares = estimate ? m_error.data() : nullptr;
+    p.rhs = m_rhs;
+    p.layout =
+        stencil::detail::make_layout<2>(m_state.extents(), m_state.halo());
+    p.cluster_x = m_shape.cluster_x;
+    p.cluster_y = m_shape.cluster_y;
+    auto const& sides = m_state.boundaries();
+    auto mirror_of = [](Boundary kind) {
+      return kind == Boundary::neumann      ? Mirror::neumann
+             : kind == Boundary::reflecting ? Mirror::reflecting
+                                            : Mirror::none;
+    };
+    for (int a = 0; a < 2; ++a) {
+      int const axis = 1 - a;  // x is the state's axis 1
+      p.wrap[a] = sides.kind_at(axis, 0) == Boundary::periodic;
+      for (int side = 0; side < 2; ++side) {
+        p.mirror[a][side] = mirror_of(sides.kind_at(axis, side));
+      }
+    }
+    p.t = t;
+    p.dt = dt;
+    p.absolute = absolute;
+    p.relative = relative;
+    for (int i = 0; i < S; ++i) {
+      for (int j = 0; j < i; ++j) p.tableau.a[i][j] = m_tableau.a_at(i, j);
+      p.tableau.b[i] = m_tableau.b[i];
+      p.tableau.c[i] = m_tableau.c[i];
+      p.tableau.e[i] =
+          m_tableau.embedded() ? m_tableau.b[i] - m_tableau.bhat[i] : 0.0;
+    }
+    auto const function = fused_function<T, Rhs, S>();
+    allow_dynamic_shared(function, m_shape.shared_bytes);
+    allow_large_clusters(function);
+    cudaLaunchConfig_t config{};
+    config.gridDim =
+        dim3(static_cast<unsigned>(m_shape.tiles_x * m_shape.cluster_x),
+             static_cast<unsigned>(m_shape.tiles_y * m_shape.cluster_y), 1);
+    config.blockDim = dim3(threads_x, threads_y, 1);
+    config.dynamicSmemBytes = m_shape.shared_bytes;
+    config.stream = m_space.cuda_stream();
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = static_cast<unsigned>(m_shape.cluster_x);
+    attribute.val.clusterDim.y = static_cast<unsigned>(m_shape.cluster_y);
+    attribute.val.clusterDim.z = 1;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    STENCIL_CUDA_CHECK(cudaLaunchKernelEx(&config, function, p));
+  }
+
+  Kokkos::Cuda m_space;
+  State<T, 2, MemorySpace>& m_state;
+  Rhs m_rhs;
+  stencil::ode::Tableau m_tableau;
+  FusedShape m_shape;
+  Kokkos::View<double, Kokkos::CudaSpace> m_error;
+  int m_written[W] = {};
+  bool m_first = true;
+  double m_step_start = 0.0;
+  long long m_evaluations = 0;
+};
+
+}  // namespace stencil::native_cuda::ode
+
+namespace stencil::ode::detail {
+
+/// The native CUDA backend's integrators.
+template <>
+struct NativeOde<Kokkos::Cuda> {
+  static constexpr bool available = true;
+
+  template <class Rhs, class T, int Rank, class MemorySpace>
+  static std::string refusal(State<T, Rank, MemorySpace> const& state,
+                             int stages) {
+    if constexpr (!Kokkos::SpaceAccessibility<Kokkos::Cuda,
+                                              MemorySpace>::accessible) {
+      return "Fused runs on a state in GPU memory (use Unfused)";
+    } else {
+      return stencil::native_cuda::ode::fused_refusal<Rhs>(state, stages);
+    }
+  }
+
+  template <class T, int Rank, class MemorySpace, class Rhs>
+  static std::unique_ptr<StepRun> make(Kokkos::Cuda const& space,
+                                       State<T, Rank, MemorySpace>& state,
+                                       Rhs const& rhs, Tableau tableau,
+                                       Fused request) {
+    if constexpr (Rank == 2 &&
+                  Kokkos::SpaceAccessibility<Kokkos::Cuda,
+                                             MemorySpace>::accessible) {
+      return std::make_unique<
+          stencil::native_cuda::ode::FusedRun<T, MemorySpace, Rhs>>(
+          space, state, rhs, std::move(tableau), request);
+    } else {
+      stencil::detail::throw_unsupported(
+          stencil::detail::concat("stencil::ode: ", refusal<Rhs>(state, 0)));
+    }
+  }
+};
+
+}  // namespace stencil::ode::detail

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+// The plans of stencil::ode::integrate: how a Runge-Kutta step is laid out
+// in kernels.
+#pragma once
+
+#include <string>
+#include <type_traits>
+
+namespace stencil::ode {
+
+/// One kernel per stage, the linear combinations fused into it (every
+/// execution space).
+struct Unfused {};
+
+/// Every stage of a step in one launch, over tiles that span a cluster of
+/// thread blocks (native CUDA, compute capability 9.0 and newer, 2D). 0:
+/// the plan's choice of the cluster's blocks along x and y.
+struct Fused {
+  int cluster_x = 0;
+  int cluster_y = 0;
+};
+
+/// Fused where it runs, else Unfused; the Report says which and why.
+struct Auto {};
+
+inline char const* to_string(Unfused) { return "Unfused"; }
+inline char const* to_string(Fused) { return "Fused"; }
+inline char const* to_string(Auto) { return "Auto"; }
+
+template <class P>
+concept Plan = std::is_same_v<P, Unfused> || std::is_same_v<P, Fused> ||
+    std::is_same_v<P, Auto>;
+
+namespace detail {
+
+/// What an integrate loop needs of a plan's run: one step of `dt` from the
+/// state's time, leaving y_n+1 in the state and returning the root mean
+/// square scaled error (0 where nothing is estimated); reject() takes the
+/// state back to y_n.
+class StepRun {
+ public:
+  virtual ~StepRun() = default;
+  virtual double step(double dt, double absolute, double relative) = 0;
+  virtual void reject() = 0;
+  virtual long long evaluations() const = 0;
+  /// The plan as it runs, e.g. "Fused (clusters of 1x8 blocks, ...)".
+  virtual std::string description() const = 0;
+};
+
+/// The native integrators of `ExecSpace`: a native backend specialises it
+/// (see native_cuda/ode/fused_launch.hpp) with `refusal` (why Fused cannot
+/// run a problem, empty when it can) and `make` (its run).
+template <class ExecSpace>
+struct NativeOde {
+  static constexpr bool available = false;
+};
+
+}  // namespace detail
+}  // namespace stencil::ode

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: Apache-2.0
+// The plans of stencil::ode::integrate against the Unfused reference:
+// - on the native CUDA backend, Fused agrees with Unfused to rounding for
+//   every method, float and double, on heat, BRUSS2D (two fields, and
+//   interleaved in one), Gray-Scott; fixed, periodic, neumann, reflecting
+//   and mixed sides; odd sizes, domains smaller than a tile and domains of
+//   many tiles, every cluster shape; fixed and adaptive steps;
+// - everywhere, Auto says which plan it took and why, and Fused refuses
+//   what it cannot run, naming Unfused;
+// - BRUSS2D interleaved is the same ODE as BRUSS2D in two fields.
+#include <stencil/ode.hpp>
+#include <stencil/stencil.hpp>
+#include <stencil/suite/solvers.hpp>
+
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+#include "test_support.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Space = Kokkos::DefaultExecutionSpace;
+using Memory = Space::memory_space;
+using stencil::Boundary;
+using stencil::ode::Method;
+constexpr bool native = stencil::ode::detail::NativeOde<Space>::available;
+#if defined(KOKKOS_ENABLE_CUDA) && STENCIL_ENABLE_NATIVE_CUDA
+/// Rows of a fused block's box for Verner's 8 stages of two fields.
+constexpr int verner_rows = stencil::native_cuda::ode::threads_y *
+                            stencil::native_cuda::ode::cells_per_thread(8, 2);
+#else
+constexpr int verner_rows = 0;
+#endif
+
+/// u' = scale * (5-point Laplacian of u), one field.
+struct HeatRhs {
+  static constexpr int rank = 2;
+  static constexpr auto shape = stencil::Shape::star;
+  using fields = stencil::fields<stencil::field<1>>;
+  static constexpr char const* name = "heat-rhs";
+  double scale = 1.0;
+  template <class In>
+  KOKKOS_FUNCTION auto operator()(In const& in) const {
+    using T = typename In::value_type;
+    auto const u = stencil::read<0>(in);
+    return static_cast<T>(scale) *
+           (u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1) - 4 * u(0, 0));
+  }
+};
+
+/// The sides of a 2D state: y low, y high, x low, x high.
+using Sides = std::array<Boundary, 4>;
+
+Sides all(Boundary kind) { return {kind, kind, kind, kind}; }
+
+/// A state of `Rhs`'s fields on `extents` with `sides`, every cell (halo
+/// included) filled with smooth values that differ per field and cell.
+template <class T, class Rhs>
+stencil::State<T, 2, Memory> make_state(std::array<int, 2> extents, Sides sides,
+                                        int halo) {
+  std::vector<std::string> names;
+  for (int f = 0; f < Rhs::fields::count; ++f) {
+    names.push_back("f" + std::to_string(f));
+  }
+  stencil::State<T, 2, Memory> s(
+      "plans", extents, stencil::field_specs<Rhs>(names), {.halo = halo});
+  for (int axis = 0; axis < 2; ++axis) {
+    Boundary const low = sides[2 * axis], high = sides[2 * axis + 1];
+    if (low == high) {  // a periodic axis is set whole
+      s.set_boundary(axis, stencil::Side::both, low);
+    } else {
+      s.set_boundary(axis, stencil::Side::low, low);
+      s.set_boundary(axis, stencil::Side::high, high);
+    }
+  }
+  for (int f = 0; f < Rhs::fields::count; ++f) {
+    stencil::fill(s, f, [f](int i, int j) {
+      return static_cast<T>(0.6 + 0.3 * std::sin(0.37 * i + 0.23 * j + f) +
+                            0.1 * f);
+    });
+  }
+  return s;
+}
+
+/// The largest |a - b| / max(1, |b|) over the written fields' interiors.
+template <class T, class Rhs>
+double largest_difference(stencil::State<T, 2, Memory> const& a,
+                          stencil::State<T, 2, Memory> const& b) {
+  double worst = 0.0;
+  for (int f = 0; f < Rhs::fields::count; ++f) {
+    if (!Rhs::fields::written[f]) continue;
+    auto const x = stencil_test::host_copy(a.interior(f));
+    auto const y = stencil_test::host_copy(b.interior(f));
+    for (int i = 0; i < a.extent(0); ++i) {
+      for (int j = 0; j < a.extent(1); ++j) {
+        double const expected = y(i, j);
+        double const d = std::abs(static_cast<double>(x(i, j)) - expected) /
+                         std::max(1.0, std::abs(expected));
+        worst = std::isnan(d) ? INFINITY : std::max(worst, d);
+      }
+    }
+  }
+  return worst;
+}
+
+template <class T>
+constexpr double rounding() {
+  return std::is_same_v<T, float> ? 2e-5 : 1e-12;
+}
+
+struct Problem {
+  std::array<int, 2> extents;
+  Sides sides;
+  int steps = 3;
+  double dt = 0.1;
+  int halo = 1;
+};
+
+/// `plan` and Unfused from the same state: the same result to rounding,
+/// and `plan` ran Fused.
+template <class T, class Rhs, class P>
+void expect_as_unfused(Rhs const& rhs, Problem const& p, Method m, P plan,
+                       std::string const& what) {
+  auto reference = make_state<T, Rhs>(p.extents, p.sides, p.halo);
+  auto state = make_state<T, Rhs>(p.extents, p.sides, p.halo);
+  stencil::ode::FixedSteps const steps{0.0, p.dt, p.steps};
+  stencil::ode::integrate(Space{}, reference, rhs, m, steps,
+                          stencil::ode::Unfused{});
+  auto const report =
+      stencil::ode::integrate(Space{}, state, rhs, m, steps, plan);
+  std::string const label = what + " " + stencil::ode::to_string(m) + " " +
+                            (std::is_same_v<T, float> ? "float" : "double") +
+                            " " + std::to_string(p.extents[0]) + "x" +
+                            std::to_string(p.extents[1]) + ": " + report.plan;
+  EXPECT_EQ(report.plan.rfind("Fused", 0), 0u) << label;
+  EXPECT_EQ(report.rhs_evaluations, p.steps * stencil::ode::tableau(m).stages)
+      << label;
+  EXPECT_DOUBLE_EQ(state.time(), reference.time()) << label;
+  EXPECT_LE((largest_difference<T, Rhs>(state, reference)), rounding<T>())
+      << label;
+}
+
+constexpr Method methods[] = {Method::forward_euler, Method::rk4,
+                              Method::bogacki_shampine, Method::dormand_prince,
+                              Method::verner56};
+
+template <class T>
+void every_problem_every_method() {
+  auto const bruss = stencil::suite::BrussRhs::for_points(37);
+  auto const interleaved = stencil::suite::BrussInterleavedRhs::for_points(37);
+  for (Method m : methods) {
+    expect_as_unfused<T>(HeatRhs{0.2}, {{37, 53}, all(Boundary::fixed)}, m,
+                         stencil::ode::Fused{}, "heat fixed");
+    expect_as_unfused<T>(bruss, {{37, 37}, all(Boundary::reflecting), 3, 0.01},
+                         m, stencil::ode::Auto{}, "bruss reflecting");
+    expect_as_unfused<T>(stencil::suite::GrayScottRhs{},
+                         {{41, 29}, all(Boundary::periodic), 3, 0.5}, m,
+                         stencil::ode::Fused{}, "gray-scott periodic");
+    expect_as_unfused<T>(interleaved,
+                         {{37, 74}, all(Boundary::fixed), 3, 0.01, 2}, m,
+                         stencil::ode::Fused{}, "bruss interleaved");
+  }
+}
+
+TEST(OdePlans, FusedMatchesUnfusedOnEveryProblemDouble) {
+  if constexpr (!native) {
+    GTEST_SKIP() << "Fused runs on the native CUDA backend only; "
+                    "AutoAndFusedSayWhereFusedCannotRun covers this space";
+  } else {
+    every_problem_every_method<double>();
+  }
+}
+
+TEST(OdePlans, FusedMatchesUnfusedOnEveryProblemFloat) {
+  if constexpr (!native) {
+    GTEST_SKIP() << "Fused runs on the native CUDA backend only";
+  } else {
+    every_problem_every_method<float>();
+  }
+}
+
+TEST(OdePlans, FusedMatchesUnfusedOnEverySideAndCluster) {
+  if constexpr (!native) {
+    GTEST_SKIP() << "Fused runs on the native CUDA backend only";
+  } else {
+    std::vector<Sides> const sides = {
+        all(Boundary::neumann),
+        all(Boundary::reflecting),
+        {Boundary::neumann, Boundary::reflecting, Boundary::periodic,
+         Boundary::periodic},
+        {Boundary::periodic, Boundary::periodic, Boundary::fixed,
+         Boundary::neumann},
+        {Boundary::fixed, Boundary::neumann, Boundary::reflecting,
+         Boundary::fixed},
+    };
+    auto const bruss = stencil::suite::BrussRhs::for_points(40);
+    std::array<std::array<int, 2>, 9> const clusters = {{{1, 1},
+                                                         {2, 1},
+                                                         {1, 2},
+                                                         {2, 2},
+                                                         {4, 2},
+                                                         {2, 4},
+                                                         {1, 8},
+                                                         {8, 1},
+                                                         {1, 16}}};
+    // A tile must keep 4 rows past Verner's rims of 8.
+    int const rows = verner_rows;
+    for (auto const& s : sides) {
+      for (auto const& c : clusters) {
+        stencil::ode::Fused const plan{c[0], c[1]};
+        std::string const what = "bruss cluster " + std::to_string(c[0]) + "x" +
+                                 std::to_string(c[1]);
+        // Many tiles along both axes, sizes that fill none of them.
+        if (c[1] * rows - 2 * 8 >= 4) {
+          expect_as_unfused<double>(bruss, {{151, 133}, s, 4, 0.01},
+                                    Method::verner56, plan, what);
+        } else {
+          auto state =
+              make_state<double, stencil::suite::BrussRhs>({151, 133}, s, 1);
+          stencil_test::expect_error(
+              [&] {
+                stencil::ode::integrate(Space{}, state, bruss, Method::verner56,
+                                        stencil::ode::FixedSteps{0, 0.01, 1},
+                                        plan);
+              },
+              {"no cluster of the size asked", "use Unfused"});
+        }
+        expect_as_unfused<float>(bruss, {{151, 133}, s, 5, 0.01},
+                                 Method::bogacki_shampine, plan, what);
+      }
+      // Smaller than one tile: the mirrored and wrapped cells lie in the
+      // tile's own blocks.
+      expect_as_unfused<double>(bruss, {{5, 7}, s, 3, 0.01}, Method::rk4,
+                                stencil::ode::Fused{}, "bruss tiny");
+      expect_as_unfused<double>(bruss, {{3, 3}, s, 2, 0.01},
+                                Method::dormand_prince, stencil::ode::Fused{},
+                                "bruss 3x3");
+    }
+  }
+}
+
+TEST(OdePlans, FusedAdaptiveTakesTheStepsUnfusedTakes) {
+  if constexpr (!native) {
+    GTEST_SKIP() << "Fused runs on the native CUDA backend only";
+  } else {
+    auto const rhs = stencil::suite::BrussRhs::for_points(61);
+    for (Method m :
+         {Method::bogacki_shampine, Method::dormand_prince, Method::verner56}) {
+      auto a = make_state<double, stencil::suite::BrussRhs>(
+          {61, 61}, all(Boundary::reflecting), 1);
+      auto b = make_state<double, stencil::suite::BrussRhs>(
+          {61, 61}, all(Boundary::reflecting), 1);
+      // A first step of the whole interval: rejected at least once.
+      stencil::ode::Adaptive const adaptive{.t0 = 0.0,
+                                            .t_end = 0.5,
+                                            .dt = 0.5,
+                                            .absolute = 1e-6,
+                                            .relative = 1e-6};
+      auto const ra = stencil::ode::integrate(Space{}, a, rhs, m, adaptive,
+                                              stencil::ode::Unfused{});
+      auto const rb = stencil::ode::integrate(Space{}, b, rhs, m, adaptive,
+                                              stencil::ode::Fused{});
+      std::string const name = stencil::ode::to_string(m);
+      EXPECT_GE(ra.rejected, 1) << name;
+      EXPECT_EQ(rb.accepted, ra.accepted) << name;
+      EXPECT_EQ(rb.rejected, ra.rejected) << name;
+      EXPECT_DOUBLE_EQ(rb.t, ra.t) << name;
+      EXPECT_LE((largest_difference<double, stencil::suite::BrussRhs>(b, a)),
+                1e-11)
+          << name;
+    }
+  }
+}
+
+TEST(OdePlans, AutoAndFusedSayWhereFusedCannotRun) {
+  using stencil_test::expect_error;
+  auto s = make_state<double, HeatRhs>({9, 11}, all(Boundary::fixed), 1);
+  stencil::ode::FixedSteps const steps{0.0, 0.1, 1};
+  if constexpr (!native) {
+    expect_error(
+        [&] {
+          stencil::ode::integrate(Space{}, s, HeatRhs{}, Method::rk4, steps,
+                                  stencil::ode::Fused{});
+        },
+        {"Fused runs on the native CUDA backend", "use Unfused"});
+    auto const r = stencil::ode::integrate(Space{}, s, HeatRhs{}, Method::rk4,
+                                           steps, stencil::ode::Auto{});
+    EXPECT_EQ(r.plan, "Unfused");
+    EXPECT_NE(r.plan_reason.find("native CUDA backend"), std::string::npos)
+        << r.plan_reason;
+  } else {
+    auto const r = stencil::ode::integrate(Space{}, s, HeatRhs{}, Method::rk4,
+                                           steps, stencil::ode::Auto{});
+    EXPECT_EQ(r.plan.rfind("Fused", 0), 0u) << r.plan;
+    expect_error(
+        [&] {
+          stencil::ode::integrate(Space{}, s, HeatRhs{}, Method::rk4, steps,
+                                  stencil::ode::Fused{3, 3});
+        },
+        {"give powers of two"});
+    // A dirichlet side is refreshed by a host function between stages.
+    auto d = make_state<double, HeatRhs>({9, 11}, all(Boundary::fixed), 1);
+    d.set_dirichlet(1, stencil::Side::low,
+                    [](std::array<int, 2> const&, double t) { return t; });
+    expect_error(
+        [&] {
+          stencil::ode::integrate(Space{}, d, HeatRhs{}, Method::rk4, steps,
+                                  stencil::ode::Fused{});
+        },
+        {"is dirichlet", "use Unfused"});
+    auto const auto_d = stencil::ode::integrate(
+        Space{}, d, HeatRhs{}, Method::rk4, steps, stencil::ode::Auto{});
+    EXPECT_EQ(auto_d.plan, "Unfused");
+    EXPECT_NE(auto_d.plan_reason.find("is dirichlet"), std::string::npos)
+        << auto_d.plan_reason;
+  }
+}
+
+TEST(OdePlans, BrussInterleavedIsBrussInTwoFields) {
+  int const n = 23;
+  auto const two = stencil::suite::BrussRhs::for_points(n);
+  auto const one = stencil::suite::BrussInterleavedRhs::for_points(n);
+  stencil::State<double, 2, Memory> fields(
+      "two", {n, n}, stencil::field_specs<stencil::suite::BrussRhs>({"u", "v"}),
+      {.halo = 1, .boundary = Boundary::reflecting});
+  stencil::State<double, 2, Memory> interleaved(
+      "one", {n, 2 * n},
+      stencil::field_specs<stencil::suite::BrussInterleavedRhs>({"uv"}),
+      {.halo = 2});
+  double const h = 1.0 / (n - 1);
+  stencil::fill(fields, 0, [&](int i, int) { return 0.5 + i * h; });
+  stencil::fill(fields, 1, [&](int, int j) { return 1.0 + 5 * j * h; });
+  stencil::fill(interleaved, 0, [&](int i, int j) {
+    return j % 2 == 0 ? 0.5 + i * h : 1.0 + 5 * (j / 2) * h;
+  });
+  stencil::ode::FixedSteps const steps{0.0, 0.002, 7};
+  stencil::ode::integrate(Space{}, fields, two, Method::dormand_prince, steps,
+                          stencil::ode::Auto{});
+  stencil::ode::integrate(Space{}, interleaved, one, Method::dormand_prince,
+                          steps, stencil::ode::Auto{});
+  auto const u = stencil_test::host_copy(fields.interior(0));
+  auto const v = stencil_test::host_copy(fields.interior(1));
+  auto const uv = stencil_test::host_copy(interleaved.interior(0));
+  double worst = 0.0, change = 0.0;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      worst = std::max({worst, std::abs(uv(i, 2 * j) - u(i, j)),
+                        std::abs(uv(i, 2 * j + 1) - v(i, j))});
+      change = std::max(change, std::abs(u(i, j) - (0.5 + i * h)));
+    }
+  }
+  EXPECT_LE(worst, 1e-13);
+  EXPECT_GT(change, 1e-3) << "the solution should have moved";
+}
+
+}  // namespace
