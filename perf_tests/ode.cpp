@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // stencil_perf_ode: the Runge-Kutta benchmark (issue 50). Integrates
-// BRUSS2D (stencil::suite::BrussRhs: 2 N^2 unknowns, Neumann sides,
-// u(0) = 0.5 + y, v(0) = 1 + 5x) with fixed steps, and reports GCells/s as
-// unknowns x steps / s, with the bytes per step the plan must move and the
-// bandwidth that makes, as rows bruss2d/<precision>/<method>/<plan>/N.
+// BRUSS2D (2 N^2 unknowns, reflecting sides, u(0) = 0.5 + y, v(0) = 1 + 5x)
+// with fixed steps, and reports GCells/s as unknowns x steps / s, with the
+// bytes per step the plan must move and the bandwidth that makes, as rows
+// bruss2d/<precision>/<method>/<plan>/N. The layout is two fields
+// (stencil::suite::BrussRhs), or with --layout=interleaved one field of u
+// and v side by side (BrussInterleavedRhs, access distance 2N, as paper 001
+// stores it; rows bruss2d-interleaved/...).
 //
 //   stencil_perf_ode --n=16,128,1024,2900 --method=bogacki-shampine,verner56 \
-//       --precision=double --out=ode.json
+//       --plan=Unfused,Fused --precision=double --out=ode.json
 //
 // Exit status 0 when every row ran, 1 when one failed, 2 for a bad
 // command line.
@@ -39,6 +42,9 @@ struct Options {
   std::vector<std::string> methods{"rk4", "bogacki-shampine", "dormand-prince",
                                    "verner56"};
   std::vector<std::string> precisions{"double"};
+  std::vector<std::string> plans{"Unfused", "Fused"};
+  std::vector<std::string> layouts{"fields"};
+  stencil::ode::Fused fused{};  // --cluster=XxY: Fused's cluster
   int steps = 0;  // 0: enough for about 2e9 unknown-steps, 10 to 10000
   int repetitions = 3;
   std::string out;
@@ -68,6 +74,8 @@ Options parse(int argc, char** argv) {
     if (arg == "--quick") {
       o.sizes = {16, 64};
       o.methods = {"rk4", "verner56"};
+      o.plans = {"Unfused", "Auto"};  // Auto runs everywhere
+      o.layouts = {"fields", "interleaved"};
       o.steps = 5;
       o.repetitions = 1;
     } else if (value("n", v)) {
@@ -76,6 +84,17 @@ Options parse(int argc, char** argv) {
         o.sizes.push_back(parse_positive("--n", e));
     } else if (value("method", v)) {
       o.methods = split(v, ',');
+    } else if (value("plan", v)) {
+      o.plans = split(v, ',');
+    } else if (value("cluster", v)) {
+      auto const sizes = split(v, 'x');
+      if (sizes.size() != 2) {
+        throw UsageError("--cluster: '" + v + "'; give XxY, e.g. 1x8");
+      }
+      o.fused = {parse_positive("--cluster", sizes[0]),
+                 parse_positive("--cluster", sizes[1])};
+    } else if (value("layout", v)) {
+      o.layouts = split(v, ',');
     } else if (value("precision", v)) {
       o.precisions = split(v, ',');
     } else if (value("steps", v)) {
@@ -87,11 +106,23 @@ Options parse(int argc, char** argv) {
     } else {
       throw UsageError("unknown argument '" + arg +
                        "'; use --n=N,N,... --method=NAME,... "
+                       "--plan=Unfused,Fused,Auto --cluster=XxY "
+                       "--layout=fields,interleaved "
                        "--precision=double,float --steps=N "
                        "--repetitions=N --quick --out=FILE");
     }
   }
   for (auto const& m : o.methods) (void)method_named(m);
+  for (auto const& p : o.plans) {
+    if (p != "Unfused" && p != "Fused" && p != "Auto") {
+      throw UsageError("--plan: '" + p + "'; use Unfused, Fused or Auto");
+    }
+  }
+  for (auto const& l : o.layouts) {
+    if (l != "fields" && l != "interleaved") {
+      throw UsageError("--layout: '" + l + "'; use fields or interleaved");
+    }
+  }
   for (auto const& p : o.precisions) {
     if (p != "double" && p != "float") {
       throw UsageError("--precision: '" + p + "'; use double, float or both");
@@ -104,7 +135,7 @@ Options parse(int argc, char** argv) {
 }
 
 struct Row {
-  std::string name, error;
+  std::string name, error, plan;
   int n = 0, steps = 0;
   double dt = 0, seconds = 0, gcells = 0, bytes_per_step = 0, gbytes = 0;
 };
@@ -116,25 +147,41 @@ int unfused_values_per_unknown(int stages) {
   return 4 * stages + stages * (stages - 1) / 2;
 }
 
-template <class T>
-Row run(Options const& o, Method method, int n) {
+/// The state of BRUSS2D on N x N points in `Rhs`'s layout, at t = 0.
+template <class T, class Rhs, class Space>
+stencil::State<T, 2, typename Space::memory_space> bruss_state(int n) {
+  double const h = 1.0 / (n - 1);
+  auto u0 = [h](int i) { return T(0.5 + i * h); };
+  auto v0 = [h](int j) { return T(1.0 + 5 * j * h); };
+  if constexpr (std::is_same_v<Rhs, stencil::suite::BrussRhs>) {
+    stencil::State<T, 2, typename Space::memory_space> state(
+        "bruss2d", {n, n}, stencil::field_specs<Rhs>({"u", "v"}),
+        {.halo = 1, .boundary = stencil::Boundary::reflecting});
+    stencil::fill(state, 0, [&](int i, int) { return u0(i); });
+    stencil::fill(state, 1, [&](int, int j) { return v0(j); });
+    return state;
+  } else {
+    // Reflected by the right-hand side itself; the halo is never read.
+    stencil::State<T, 2, typename Space::memory_space> state(
+        "bruss2d", {n, 2 * n}, stencil::field_specs<Rhs>({"uv"}), {.halo = 2});
+    stencil::fill(state, 0,
+                  [&](int i, int j) { return j % 2 == 0 ? u0(i) : v0(j / 2); });
+    return state;
+  }
+}
+
+template <class T, class Rhs, class Plan>
+Row run(Options const& o, Method method, int n, Plan plan) {
   Row row;
   row.n = n;
-  row.name = std::string("bruss2d/") +
+  row.name = std::string(Rhs::name) + "/" +
              (std::is_same_v<T, float> ? "float" : "double") + "/" +
              stencil::ode::to_string(method) + "/" +
-             stencil::ode::to_string(stencil::ode::Unfused{}) + "/" +
-             std::to_string(n);
+             stencil::ode::to_string(plan) + "/" + std::to_string(n);
   try {
     using Space = Kokkos::DefaultExecutionSpace;
-    auto const rhs = stencil::suite::BrussRhs::for_points(n);
-    stencil::State<T, 2, Space::memory_space> state(
-        "bruss2d", {n, n},
-        stencil::field_specs<stencil::suite::BrussRhs>({"u", "v"}),
-        {.halo = 1, .boundary = stencil::Boundary::neumann});
-    double const h = 1.0 / (n - 1);
-    stencil::fill(state, 0, [&](int i, int) { return T(0.5 + i * h); });
-    stencil::fill(state, 1, [&](int, int j) { return T(1.0 + 5 * j * h); });
+    auto const rhs = Rhs::for_points(n);
+    auto state = bruss_state<T, Rhs, Space>(n);
     // Every method here is stable on the negative real axis to at least 2
     // (forward Euler's interval); 0.9 of that, and at most 0.01 for the
     // reaction.
@@ -144,14 +191,17 @@ Row run(Options const& o, Method method, int n) {
                     ? o.steps
                     : static_cast<int>(std::clamp(2e9 / unknowns, 10.0, 1e4));
     Space space;
-    stencil::ode::integrate(space, state, rhs, method,
-                            stencil::ode::FixedSteps{0.0, row.dt, 1});
+    row.plan =
+        stencil::ode::integrate(space, state, rhs, method,
+                                stencil::ode::FixedSteps{0.0, row.dt, 1}, plan)
+            .plan;
     space.fence();
     std::vector<double> times;
     for (int r = 0; r < o.repetitions; ++r) {
       auto const start = std::chrono::steady_clock::now();
       stencil::ode::integrate(space, state, rhs, method,
-                              stencil::ode::FixedSteps{0.0, row.dt, row.steps});
+                              stencil::ode::FixedSteps{0.0, row.dt, row.steps},
+                              plan);
       space.fence();
       times.push_back(std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - start)
@@ -160,14 +210,34 @@ Row run(Options const& o, Method method, int n) {
     std::sort(times.begin(), times.end());
     row.seconds = times[times.size() / 2];
     row.gcells = unknowns * row.steps / row.seconds * 1e-9;
-    row.bytes_per_step =
-        unknowns * sizeof(T) *
-        unfused_values_per_unknown(stencil::ode::tableau(method).stages);
+    // Fused moves y_n in and y_n+1 out (its tiles' rims, read twice, on
+    // top); Unfused every stage's values.
+    int const values =
+        row.plan.rfind("Fused", 0) == 0
+            ? 2
+            : unfused_values_per_unknown(stencil::ode::tableau(method).stages);
+    row.bytes_per_step = unknowns * sizeof(T) * values;
     row.gbytes = row.bytes_per_step * row.steps / row.seconds * 1e-9;
   } catch (stencil::error const& e) {
     row.error = e.what();
   }
   return row;
+}
+
+template <class T, class Rhs>
+Row run_plan(Options const& o, Method method, int n, std::string const& plan) {
+  if (plan == "Fused") return run<T, Rhs>(o, method, n, o.fused);
+  if (plan == "Auto") return run<T, Rhs>(o, method, n, stencil::ode::Auto{});
+  return run<T, Rhs>(o, method, n, stencil::ode::Unfused{});
+}
+
+template <class T>
+Row run_layout(Options const& o, Method method, int n, std::string const& plan,
+               std::string const& layout) {
+  if (layout == "interleaved") {
+    return run_plan<T, stencil::suite::BrussInterleavedRhs>(o, method, n, plan);
+  }
+  return run_plan<T, stencil::suite::BrussRhs>(o, method, n, plan);
 }
 
 void write_json(std::string const& path, std::vector<Row> const& rows) {
@@ -186,7 +256,8 @@ void write_json(std::string const& path, std::vector<Row> const& rows) {
     }
     f << ", \"GCells/s\": " << r.gcells << ", \"GB/s\": " << r.gbytes
       << ", \"bytes_per_step\": " << r.bytes_per_step
-      << ", \"steps\": " << r.steps << ", \"dt\": " << r.dt
+      << ", \"steps\": " << r.steps << ", \"dt\": " << r.dt << ", \"plan\": \""
+      << json_text(r.plan) << "\""
       << ", \"seconds\": " << r.seconds << "}";
   }
   f << "\n  ]\n}\n";
@@ -199,25 +270,33 @@ int main(int argc, char* argv[]) {
   try {
     Options const o = parse(argc, argv);
     std::vector<Row> rows;
-    for (auto const& p : o.precisions) {
-      for (auto const& m : o.methods) {
-        for (int n : o.sizes) {
-          rows.push_back(p == "float" ? run<float>(o, method_named(m), n)
-                                      : run<double>(o, method_named(m), n));
+    for (auto const& layout : o.layouts) {
+      for (auto const& p : o.precisions) {
+        for (auto const& m : o.methods) {
+          for (int n : o.sizes) {
+            for (auto const& plan : o.plans) {
+              Method const method = method_named(m);
+              rows.push_back(
+                  p == "float"
+                      ? run_layout<float>(o, method, n, plan, layout)
+                      : run_layout<double>(o, method, n, plan, layout));
+            }
+          }
         }
       }
     }
     int status = 0;
-    std::printf("%-44s %10s %10s %14s %7s\n", "row", "GCells/s", "GB/s",
-                "bytes/step", "steps");
+    std::printf("%-56s %10s %10s %14s %7s  %s\n", "row", "GCells/s", "GB/s",
+                "bytes/step", "steps", "plan");
     for (auto const& r : rows) {
       if (!r.error.empty()) {
-        std::printf("%-44s failed: %s\n", r.name.c_str(), r.error.c_str());
+        std::printf("%-56s failed: %s\n", r.name.c_str(), r.error.c_str());
         status = 1;
         continue;
       }
-      std::printf("%-44s %10.3f %10.1f %14.0f %7d\n", r.name.c_str(), r.gcells,
-                  r.gbytes, r.bytes_per_step, r.steps);
+      std::printf("%-56s %10.3f %10.1f %14.0f %7d  %s\n", r.name.c_str(),
+                  r.gcells, r.gbytes, r.bytes_per_step, r.steps,
+                  r.plan.c_str());
     }
     if (!o.out.empty()) write_json(o.out, rows);
     return status;
