@@ -262,11 +262,12 @@ class FusedRun final : public stencil::ode::detail::StepRun {
   FusedShape const& shape() const { return m_shape; }
 
  private:
-  /// The cluster asked for, or the plan's: one block wide (a block's x
-  /// neighbours then lie in its own box, and only row halos cross blocks,
-  /// which docs/decisions/ode-fused-plan.md measured to pay), as tall as
-  /// cuts the cells computed (rims included) by 3% or more per doubling,
-  /// among those CUDA can run.
+  /// The cluster asked for, or the plan's: the one that computes the
+  /// fewest cells (rims included), counting each doubling of its width as
+  /// 10% more (a block's x neighbours in another block are read a column
+  /// at a time) and taking a larger cluster only for 3% less (every block
+  /// waits at each stage's barrier); among those CUDA can run. The figures
+  /// are fitted in docs/decisions/ode-fused-plan.md.
   template <int S>
   void pick(stencil::ode::Fused request, int nx, int ny) {
     double best = -1.0;
@@ -275,7 +276,6 @@ class FusedRun final : public stencil::ode::detail::StepRun {
     for (int cy : {1, 2, 4, 8, 16}) {
       for (int cx : {1, 2, 4, 8, 16}) {
         if (cx * cy > largest_cluster) continue;
-        if (!chosen && cx != 1) continue;
         if (request.cluster_x > 0 && cx != request.cluster_x) continue;
         if (request.cluster_y > 0 && cy != request.cluster_y) continue;
         double work = 0.0;
@@ -285,9 +285,9 @@ class FusedRun final : public stencil::ode::detail::StepRun {
           tried += stencil::detail::concat(" ", cx, "x", cy);
           continue;
         }
-        // A larger cluster must earn its wait at every stage's barrier.
-        if (best < 0 || work < best * 0.97) {
-          best = work;
+        double const cost = work * (1.0 + 0.1 * std::log2(cx));
+        if (best < 0 || cost < best * 0.97) {
+          best = cost;
           m_shape = shape;
         }
       }
