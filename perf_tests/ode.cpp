@@ -17,7 +17,13 @@
 #include <stencil/stencil.hpp>
 #include <stencil/suite/solvers.hpp>
 
+#include "machine.hpp"
 #include "program_args.hpp"
+
+#include <stencil/config.hpp>
+#if defined(KOKKOS_ENABLE_CUDA) && STENCIL_ENABLE_NATIVE_CUDA
+#include <stencil/native_cuda/common/calibration.hpp>
+#endif
 
 #include <Kokkos_Core.hpp>
 
@@ -47,7 +53,9 @@ struct Options {
   stencil::ode::Fused fused{};  // --cluster=XxY: Fused's cluster
   int steps = 0;  // 0: enough for about 2e9 unknown-steps, 10 to 10000
   int repetitions = 3;
+  bool quick = false;
   std::string out;
+  double copy_gbs = 0;  ///< measured before the rows: their DRAM ceiling
 };
 
 Method method_named(std::string const& name) {
@@ -78,6 +86,7 @@ Options parse(int argc, char** argv) {
       o.layouts = {"fields", "interleaved"};
       o.steps = 5;
       o.repetitions = 1;
+      o.quick = true;
     } else if (value("n", v)) {
       o.sizes.clear();
       for (auto const& e : split(v, ','))
@@ -138,6 +147,7 @@ struct Row {
   std::string name, error, plan;
   int n = 0, steps = 0;
   double dt = 0, seconds = 0, gcells = 0, bytes_per_step = 0, gbytes = 0;
+  double dram_gcells = 0;  ///< the rate at the copy bandwidth
 };
 
 /// Values the Unfused plan moves per unknown and step: stage 0 reads Y_0
@@ -218,6 +228,7 @@ Row run(Options const& o, Method method, int n, Plan plan) {
             : unfused_values_per_unknown(stencil::ode::tableau(method).stages);
     row.bytes_per_step = unknowns * sizeof(T) * values;
     row.gbytes = row.bytes_per_step * row.steps / row.seconds * 1e-9;
+    row.dram_gcells = o.copy_gbs / (values * sizeof(T));
   } catch (stencil::error const& e) {
     row.error = e.what();
   }
@@ -240,11 +251,14 @@ Row run_layout(Options const& o, Method method, int n, std::string const& plan,
   return run_plan<T, stencil::suite::BrussRhs>(o, method, n, plan);
 }
 
-void write_json(std::string const& path, std::vector<Row> const& rows) {
+void write_json(std::string const& path, stencil_perf::Facts const& context,
+                std::vector<Row> const& rows) {
   std::ofstream f(path);
-  f << "{\n  \"context\": {\"program\": \"stencil_perf_ode\", "
-       "\"execution_space\": \""
-    << Kokkos::DefaultExecutionSpace::name() << "\"},\n  \"benchmarks\": [";
+  f << "{\n  \"context\": {\"program\": \"stencil_perf_ode\"";
+  for (auto const& [key, value] : context) {
+    f << ",\n    \"" << json_text(key) << "\": \"" << json_text(value) << "\"";
+  }
+  f << "},\n  \"benchmarks\": [";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     Row const& r = rows[i];
     f << (i ? "," : "") << "\n    {\"name\": \"" << json_text(r.name)
@@ -256,6 +270,7 @@ void write_json(std::string const& path, std::vector<Row> const& rows) {
     }
     f << ", \"GCells/s\": " << r.gcells << ", \"GB/s\": " << r.gbytes
       << ", \"bytes_per_step\": " << r.bytes_per_step
+      << ", \"dram_ceiling_GCells/s\": " << r.dram_gcells
       << ", \"steps\": " << r.steps << ", \"dt\": " << r.dt << ", \"plan\": \""
       << json_text(r.plan) << "\""
       << ", \"seconds\": " << r.seconds << "}";
@@ -268,7 +283,20 @@ void write_json(std::string const& path, std::vector<Row> const& rows) {
 int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard kokkos(argc, argv);
   try {
-    Options const o = parse(argc, argv);
+    Options o = parse(argc, argv);
+    // Where the rows ran, and the copy bandwidth their DRAM ceilings rest
+    // on (quick: smaller arrays).
+    auto const machine = stencil_perf::describe_machine();
+    auto const ceilings = stencil_perf::measure_ceilings(o.quick);
+    stencil_perf::Facts context = machine.facts;
+#if defined(KOKKOS_ENABLE_CUDA) && STENCIL_ENABLE_NATIVE_CUDA
+    context.emplace_back("gpu_uuid", stencil::native_cuda::gpu_uuid());
+#endif
+    for (auto const& fact : stencil_perf::ceiling_facts(ceilings)) {
+      context.push_back(fact);
+    }
+    o.copy_gbs = ceilings.copy.median_gbs;
+    std::printf("%s; copy %.0f GB/s\n", machine.summary.c_str(), o.copy_gbs);
     std::vector<Row> rows;
     for (auto const& layout : o.layouts) {
       for (auto const& p : o.precisions) {
@@ -286,19 +314,19 @@ int main(int argc, char* argv[]) {
       }
     }
     int status = 0;
-    std::printf("%-56s %10s %10s %14s %7s  %s\n", "row", "GCells/s", "GB/s",
-                "bytes/step", "steps", "plan");
+    std::printf("%-56s %10s %10s %14s %9s %7s  %s\n", "row", "GCells/s", "GB/s",
+                "bytes/step", "DRAM ceil", "steps", "plan");
     for (auto const& r : rows) {
       if (!r.error.empty()) {
         std::printf("%-56s failed: %s\n", r.name.c_str(), r.error.c_str());
         status = 1;
         continue;
       }
-      std::printf("%-56s %10.3f %10.1f %14.0f %7d  %s\n", r.name.c_str(),
-                  r.gcells, r.gbytes, r.bytes_per_step, r.steps,
+      std::printf("%-56s %10.3f %10.1f %14.0f %9.1f %7d  %s\n", r.name.c_str(),
+                  r.gcells, r.gbytes, r.bytes_per_step, r.dram_gcells, r.steps,
                   r.plan.c_str());
     }
-    if (!o.out.empty()) write_json(o.out, rows);
+    if (!o.out.empty()) write_json(o.out, context, rows);
     return status;
   } catch (UsageError const& e) {
     std::cerr << "stencil_perf_ode: " << e.what() << "\n";
