@@ -54,6 +54,32 @@ struct HeatRhs {
   }
 };
 
+/// u' = div(k grad u) + S(x, y, t) with k a coefficient field and S a
+/// source of the cell's position and the stage's time: reads a second,
+/// read-only field, position() and time().
+struct VarCoefSourceRhs {
+  static constexpr int rank = 2;
+  static constexpr auto shape = stencil::Shape::star;
+  using fields = stencil::fields<stencil::field<1>, stencil::coefficient<1>>;
+  static constexpr char const* name = "varcoef-source-rhs";
+  template <class In>
+  KOKKOS_FUNCTION auto operator()(In const& in) const {
+    using T = typename In::value_type;
+    auto const u = stencil::read<0>(in);
+    auto const k = stencil::read<1>(in);
+    T const uc = u(0, 0), kc = k(0, 0);
+    T const half = static_cast<T>(0.5);
+    T const flux = half * (kc + k(1, 0)) * (u(1, 0) - uc) -
+                   half * (kc + k(-1, 0)) * (uc - u(-1, 0)) +
+                   half * (kc + k(0, 1)) * (u(0, 1) - uc) -
+                   half * (kc + k(0, -1)) * (uc - u(0, -1));
+    auto const at = in.position();
+    double const source =
+        0.1 * Kokkos::sin(0.13 * at[1] + in.time()) * Kokkos::cos(0.2 * at[0]);
+    return flux + static_cast<T>(source);
+  }
+};
+
 /// The sides of a 2D state: y low, y high, x low, x high.
 using Sides = std::array<Boundary, 4>;
 
@@ -243,6 +269,34 @@ TEST(OdePlans, FusedMatchesUnfusedOnEverySideAndCluster) {
                                 "bruss 3x3");
     }
   }
+}
+
+TEST(OdePlans, FusedReadsCoefficientsPositionAndTime) {
+  if constexpr (!native) {
+    GTEST_SKIP() << "Fused runs on the native CUDA backend only";
+  } else {
+    Sides const mixed = {Boundary::reflecting, Boundary::neumann,
+                         Boundary::periodic, Boundary::periodic};
+    for (Method m : {Method::rk4, Method::dormand_prince, Method::verner56}) {
+      for (Sides const& s : {all(Boundary::neumann), mixed}) {
+        expect_as_unfused<double>(VarCoefSourceRhs{}, {{77, 131}, s, 4, 0.1}, m,
+                                  stencil::ode::Fused{}, "varcoef source");
+        expect_as_unfused<float>(VarCoefSourceRhs{}, {{77, 131}, s, 4, 0.1}, m,
+                                 stencil::ode::Fused{}, "varcoef source");
+      }
+    }
+  }
+}
+
+TEST(OdePlans, HooksRunEveryNStepsWithEveryPlan) {
+  auto s = make_state<double, HeatRhs>({19, 23}, all(Boundary::neumann), 1);
+  std::vector<int> calls;
+  auto const r = stencil::ode::integrate(
+      Space{}, s, HeatRhs{0.2}, Method::rk4,
+      stencil::ode::FixedSteps{0.0, 0.1, 7}, stencil::ode::Auto{},
+      stencil::every(2, [&](int n) { calls.push_back(n); }));
+  EXPECT_EQ(calls, (std::vector<int>{2, 4, 6})) << r.plan;
+  EXPECT_EQ(r.accepted, 7);
 }
 
 TEST(OdePlans, FusedAdaptiveTakesTheStepsUnfusedTakes) {
