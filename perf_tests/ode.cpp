@@ -297,36 +297,39 @@ int main(int argc, char* argv[]) {
     }
     o.copy_gbs = ceilings.copy.median_gbs;
     std::printf("%s; copy %.0f GB/s\n", machine.summary.c_str(), o.copy_gbs);
+    std::printf("%-56s %10s %10s %14s %9s %7s  %s\n", "row", "GCells/s", "GB/s",
+                "bytes/step", "DRAM ceil", "steps", "plan");
+    // Each row is printed, and the JSON rewritten, as soon as it has run,
+    // so that a run cut short by a time limit keeps what it measured.
     std::vector<Row> rows;
+    int status = 0;
+    auto report = [&](Row const& r) {
+      rows.push_back(r);
+      if (!r.error.empty()) {
+        std::printf("%-56s failed: %s\n", r.name.c_str(), r.error.c_str());
+        status = 1;
+      } else {
+        std::printf("%-56s %10.3f %10.1f %14.0f %9.1f %7d  %s\n",
+                    r.name.c_str(), r.gcells, r.gbytes, r.bytes_per_step,
+                    r.dram_gcells, r.steps, r.plan.c_str());
+      }
+      std::fflush(stdout);
+      if (!o.out.empty()) write_json(o.out, context, rows);
+    };
     for (auto const& layout : o.layouts) {
       for (auto const& p : o.precisions) {
         for (auto const& m : o.methods) {
           for (int n : o.sizes) {
             for (auto const& plan : o.plans) {
               Method const method = method_named(m);
-              rows.push_back(
-                  p == "float"
-                      ? run_layout<float>(o, method, n, plan, layout)
-                      : run_layout<double>(o, method, n, plan, layout));
+              report(p == "float"
+                         ? run_layout<float>(o, method, n, plan, layout)
+                         : run_layout<double>(o, method, n, plan, layout));
             }
           }
         }
       }
     }
-    int status = 0;
-    std::printf("%-56s %10s %10s %14s %9s %7s  %s\n", "row", "GCells/s", "GB/s",
-                "bytes/step", "DRAM ceil", "steps", "plan");
-    for (auto const& r : rows) {
-      if (!r.error.empty()) {
-        std::printf("%-56s failed: %s\n", r.name.c_str(), r.error.c_str());
-        status = 1;
-        continue;
-      }
-      std::printf("%-56s %10.3f %10.1f %14.0f %9.1f %7d  %s\n", r.name.c_str(),
-                  r.gcells, r.gbytes, r.bytes_per_step, r.dram_gcells, r.steps,
-                  r.plan.c_str());
-    }
-    if (!o.out.empty()) write_json(o.out, context, rows);
     return status;
   } catch (UsageError const& e) {
     std::cerr << "stencil_perf_ode: " << e.what() << "\n";
