@@ -43,9 +43,10 @@
 #   STENCIL_RACECHECK_FILTER  gtest filter for racecheck, which is far
 #                           slower (one 1D test alone took over 420 s):
 #                           default one 2D and one 3D stencil per kernel
-#                           family, the barrier tests and the multi-field
-#                           kernel on Gray-Scott,
-#                           '*.J2d5pt:*.J3d7pt:GridBarrier.*OrdersMemory:*.GrayScott*';
+#                           family, the barrier tests, the multi-field
+#                           kernel on Gray-Scott and the fused Runge-Kutta
+#                           kernel in float,
+#                           '*.J2d5pt:*.J3d7pt:GridBarrier.*OrdersMemory:*.GrayScott*:*EveryProblemFloat';
 #                           '*' runs them all
 #   STENCIL_PERF_ARGS       arguments for stencil_perf (default: full sizes)
 #   STENCIL_PERF_MPI_ARGS   when set, stencil_perf_mpi runs first with these
@@ -103,7 +104,7 @@ budget=${STENCIL_GPU_CHECK_BUDGET:-540}
 perf_reserve=0
 [ "$perf" = 0 ] || [ "$build_only" = 1 ] || perf_reserve=150
 random_cases=${STENCIL_GPU_RANDOM_CASES:-1000}
-racecheck_filter=${STENCIL_RACECHECK_FILTER:-*.J2d5pt:*.J3d7pt:GridBarrier.*OrdersMemory:*.GrayScott*}
+racecheck_filter=${STENCIL_RACECHECK_FILTER:-*.J2d5pt:*.J3d7pt:GridBarrier.*OrdersMemory:*.GrayScott*:*EveryProblemFloat}
 sanitize_filter=${STENCIL_SANITIZE_FILTER:-*}
 
 check_dir=$(realpath -m "${STENCIL_GPU_CHECK_DIR:-/tmp/stencil-gpu-check}")
@@ -260,10 +261,12 @@ sanitize=0
 san_tools=(memcheck synccheck racecheck)
 san_done=0
 if [ "${status[build]}" = 0 ] && [ "$build_only" = 0 ] && [ -n "$gpu" ]; then
-  # The native tests, and the multi-field test, which runs the native
-  # multi-field kernel (fields/) beside the portable ones.
+  # The native tests, the multi-field test, which runs the native
+  # multi-field kernel (fields/) beside the portable ones, and the ODE plan
+  # test, which runs the fused Runge-Kutta kernel (ode/).
   mapfile -t native_tests < <(find "$bdir/unit_tests" -maxdepth 1 \
-    \( -name 'stencil_test_native_*' -o -name 'stencil_test_fields' \) \
+    \( -name 'stencil_test_native_*' -o -name 'stencil_test_fields' \
+    -o -name 'stencil_test_ode_plans' \) \
     -type f -perm -u+x 2>/dev/null | sort)
   if [ "${STENCIL_SANITIZE:-1}" != 0 ] && [ "${#native_tests[@]}" -gt 0 ] && stencil_have compute-sanitizer; then
     sanitize=1
