@@ -16,6 +16,23 @@
 
 namespace stencil::detail {
 
+/// The interior cell whose value halo cell `g` of an axis of `n` cells
+/// takes on a side of `kind` (boundary.hpp): periodic wraps, neumann
+/// mirrors across the face, reflecting across the boundary cell; any other
+/// kind keeps `g`.
+KOKKOS_INLINE_FUNCTION constexpr int halo_source(Boundary kind, int g, int n) {
+  switch (kind) {
+    case Boundary::periodic:
+      return ((g % n) + n) % n;
+    case Boundary::neumann:
+      return g < 0 ? -1 - g : 2 * n - 1 - g;
+    case Boundary::reflecting:
+      return g < 0 ? -g : 2 * n - 2 - g;
+    default:
+      return g;
+  }
+}
+
 /// Brings the halo of one side, or both, of one axis (0 = z, 1 = y, 2 = x)
 /// up to date. The other axes run over their full padded range, so doing
 /// x, then y, then z also fills edges and corners. One thread per halo
@@ -61,14 +78,7 @@ struct BoundaryHaloAxis {
       data[dst_at] = values[side][at];
       return;
     }
-    int src;
-    if (kind == Boundary::periodic) {
-      src = ((dst % extent) + extent) % extent;
-    } else if (kind == Boundary::neumann) {
-      src = dst < 0 ? -1 - dst : 2 * extent - 1 - dst;
-    } else {  // reflecting
-      src = dst < 0 ? -dst : 2 * extent - 2 - dst;
-    }
+    int const src = halo_source(kind, dst, extent);
     data[dst_at] =
         data[dst_at + static_cast<std::int64_t>(src - dst) * stride[axis]];
   }

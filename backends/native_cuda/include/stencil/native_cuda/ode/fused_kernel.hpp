@@ -26,7 +26,9 @@
 
 #include <stencil/native_cuda/fields/kernels.hpp>
 
+#include <stencil/boundary.hpp>
 #include <stencil/detail/fields/accessor.hpp>
+#include <stencil/detail/portable/boundary_halo.hpp>
 #include <stencil/detail/portable/layout.hpp>
 
 #include <cooperative_groups.h>
@@ -53,9 +55,6 @@ __host__ __device__ constexpr int cells_per_thread(int stages, int written) {
   return cells < 1 ? 1 : (cells > 4 ? 4 : cells);
 }
 
-/// How a halo cell along one side is refreshed after each stage.
-enum class Mirror : int { none = 0, neumann = 1, reflecting = 2 };
-
 template <int Stages>
 struct FusedTableau {
   double a[Stages][Stages] = {};
@@ -74,7 +73,9 @@ struct FusedParams {
   stencil::detail::PaddedLayout layout;
   int cluster_x = 1, cluster_y = 1;  ///< blocks per cluster
   bool wrap[2] = {false, false};     ///< x, y periodic
-  Mirror mirror[2][2] = {};          ///< [x, y][low, high]
+  /// [x, y][low, high]; neumann and reflecting sides are refreshed after
+  /// every stage, the others never (a periodic axis is wrapped instead).
+  Boundary side[2][2] = {};
   double t = 0.0, dt = 0.0;
   double absolute = 0.0, relative = 0.0;
   FusedTableau<Stages> tableau;
@@ -102,15 +103,12 @@ __host__ __device__ constexpr int written_index(int f) {
 
 /// The interior cell a halo cell `g` of an axis with `n` cells mirrors
 /// (itself where that side is not mirrored).
-__device__ __forceinline__ int mirrored(int g, int n, Mirror low, Mirror high) {
-  if (g < 0) {
-    if (low == Mirror::neumann) return -1 - g;
-    if (low == Mirror::reflecting) return -g;
-  } else if (g >= n) {
-    if (high == Mirror::neumann) return 2 * n - 1 - g;
-    if (high == Mirror::reflecting) return 2 * (n - 1) - g;
-  }
-  return g;
+__device__ __forceinline__ int mirrored(int g, int n, Boundary low,
+                                        Boundary high) {
+  Boundary const kind = g < 0 ? low : high;
+  bool const mirror = (g < 0 || g >= n) && (kind == Boundary::neumann ||
+                                            kind == Boundary::reflecting);
+  return mirror ? stencil::detail::halo_source(kind, g, n) : g;
 }
 
 template <class T, class Rhs, int Stages>
@@ -245,10 +243,9 @@ __global__ void __launch_bounds__(threads_per_block, 3)
     if (own && !halo) continue;  // computed by this block
     int source[2];
     for (int a = 0; a < 2; ++a) {
-      source[a] = p.wrap[a]
-                      ? (a == 0 ? cx : cy)
-                      : mirrored(g[a], n[a], p.mirror[a][0], p.mirror[a][1]) -
-                            origin[a];
+      source[a] = p.wrap[a] ? (a == 0 ? cx : cy)
+                            : mirrored(g[a], n[a], p.side[a][0], p.side[a][1]) -
+                                  origin[a];
     }
     if (halo && source[0] == cx && source[1] == cy) continue;  // fixed
     // Only a cell no computed cell reads mirrors one outside the tile.
