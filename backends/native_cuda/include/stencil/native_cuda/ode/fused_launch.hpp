@@ -81,6 +81,32 @@ auto fused_function() {
   return &fused_step<T, Rhs, Stages>;
 }
 
+/// The launch of `shape`'s tiles (all of them; `tiles` = false: one
+/// cluster, as the occupancy query wants) on `stream`. Holds the cluster
+/// attribute the configuration points to, so keep it while it is used.
+struct ClusterLaunch {
+  cudaLaunchConfig_t config{};
+  cudaLaunchAttribute attribute{};
+
+  ClusterLaunch(FusedShape const& shape, bool tiles, cudaStream_t stream) {
+    int const across = tiles ? shape.tiles_x : 1;
+    int const down = tiles ? shape.tiles_y : 1;
+    config.gridDim = dim3(static_cast<unsigned>(across * shape.cluster_x),
+                          static_cast<unsigned>(down * shape.cluster_y), 1);
+    config.blockDim = dim3(threads_x, threads_y, 1);
+    config.dynamicSmemBytes = shape.shared_bytes;
+    config.stream = stream;
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = static_cast<unsigned>(shape.cluster_x);
+    attribute.val.clusterDim.y = static_cast<unsigned>(shape.cluster_y);
+    attribute.val.clusterDim.z = 1;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+  }
+  ClusterLaunch(ClusterLaunch const&) = delete;
+  ClusterLaunch& operator=(ClusterLaunch const&) = delete;
+};
+
 /// Clusters of `shape`'s kernel that fit on the device at once (0: none).
 template <class T, class Rhs, int Stages>
 int resident_clusters(FusedShape const& shape) {
@@ -92,20 +118,9 @@ int resident_clusters(FusedShape const& shape) {
     (void)cudaGetLastError();
     return 0;
   }
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(shape.cluster_x),
-                        static_cast<unsigned>(shape.cluster_y), 1);
-  config.blockDim = dim3(threads_x, threads_y, 1);
-  config.dynamicSmemBytes = shape.shared_bytes;
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = static_cast<unsigned>(shape.cluster_x);
-  attribute.val.clusterDim.y = static_cast<unsigned>(shape.cluster_y);
-  attribute.val.clusterDim.z = 1;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
+  ClusterLaunch const launch(shape, /*tiles=*/false, nullptr);
   int clusters = 0;
-  if (cudaOccupancyMaxActiveClusters(&clusters, function, &config) !=
+  if (cudaOccupancyMaxActiveClusters(&clusters, function, &launch.config) !=
       cudaSuccess) {
     (void)cudaGetLastError();
     return 0;
@@ -211,6 +226,11 @@ class FusedRun final : public stencil::ode::detail::StepRun {
     (void)with_stages(m_tableau.stages, [&](auto stages) {
       constexpr int S = decltype(stages)::value;
       pick<S>(request, nx, ny);
+      // Once per run, not per step: the chosen tile's shared memory and
+      // cluster size (the plan's queries set them for other shapes too).
+      auto const function = fused_function<T, Rhs, S>();
+      allow_dynamic_shared(function, m_shape.shared_bytes);
+      allow_large_clusters(function);
     });
     int written = 0;
     for (int f = 0; f < Fields::count; ++f) {
@@ -316,16 +336,11 @@ class FusedRun final : public stencil::ode::detail::StepRun {
     p.cluster_x = m_shape.cluster_x;
     p.cluster_y = m_shape.cluster_y;
     auto const& sides = m_state.boundaries();
-    auto mirror_of = [](Boundary kind) {
-      return kind == Boundary::neumann      ? Mirror::neumann
-             : kind == Boundary::reflecting ? Mirror::reflecting
-                                            : Mirror::none;
-    };
     for (int a = 0; a < 2; ++a) {
       int const axis = 1 - a;  // x is the state's axis 1
       p.wrap[a] = sides.kind_at(axis, 0) == Boundary::periodic;
       for (int side = 0; side < 2; ++side) {
-        p.mirror[a][side] = mirror_of(sides.kind_at(axis, side));
+        p.side[a][side] = sides.kind_at(axis, side);
       }
     }
     p.t = t;
@@ -339,24 +354,9 @@ class FusedRun final : public stencil::ode::detail::StepRun {
       p.tableau.e[i] =
           m_tableau.embedded() ? m_tableau.b[i] - m_tableau.bhat[i] : 0.0;
     }
-    auto const function = fused_function<T, Rhs, S>();
-    allow_dynamic_shared(function, m_shape.shared_bytes);
-    allow_large_clusters(function);
-    cudaLaunchConfig_t config{};
-    config.gridDim =
-        dim3(static_cast<unsigned>(m_shape.tiles_x * m_shape.cluster_x),
-             static_cast<unsigned>(m_shape.tiles_y * m_shape.cluster_y), 1);
-    config.blockDim = dim3(threads_x, threads_y, 1);
-    config.dynamicSmemBytes = m_shape.shared_bytes;
-    config.stream = m_space.cuda_stream();
-    cudaLaunchAttribute attribute{};
-    attribute.id = cudaLaunchAttributeClusterDimension;
-    attribute.val.clusterDim.x = static_cast<unsigned>(m_shape.cluster_x);
-    attribute.val.clusterDim.y = static_cast<unsigned>(m_shape.cluster_y);
-    attribute.val.clusterDim.z = 1;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-    STENCIL_CUDA_CHECK(cudaLaunchKernelEx(&config, function, p));
+    ClusterLaunch const launch(m_shape, /*tiles=*/true, m_space.cuda_stream());
+    STENCIL_CUDA_CHECK(
+        cudaLaunchKernelEx(&launch.config, fused_function<T, Rhs, S>(), p));
   }
 
   Kokkos::Cuda m_space;
