@@ -102,16 +102,9 @@ Options parse(int argc, char** argv) {
           "--repetitions=N --quick --out=FILE");
     }
   }
-  for (auto const& t : o.transports) {
-    if (t != "host" && t != "nccl") {
-      throw UsageError("--transport: '" + t + "'; use host, nccl or both");
-    }
-  }
-  for (auto const& m : o.modes) {
-    if (m != "weak" && m != "strong") {
-      throw UsageError("--mode: '" + m + "'; use weak, strong or both");
-    }
-  }
+  stencil_perf::expect_one_of("--transport", o.transports, {"host", "nccl"});
+  stencil_perf::expect_one_of("--mode", o.modes, {"weak", "strong"});
+  stencil_perf::expect_one_of("--precision", o.precisions, {"double", "float"});
   return o;
 }
 

@@ -122,21 +122,9 @@ Options parse(int argc, char** argv) {
     }
   }
   for (auto const& m : o.methods) (void)method_named(m);
-  for (auto const& p : o.plans) {
-    if (p != "Unfused" && p != "Fused" && p != "Auto") {
-      throw UsageError("--plan: '" + p + "'; use Unfused, Fused or Auto");
-    }
-  }
-  for (auto const& l : o.layouts) {
-    if (l != "fields" && l != "interleaved") {
-      throw UsageError("--layout: '" + l + "'; use fields or interleaved");
-    }
-  }
-  for (auto const& p : o.precisions) {
-    if (p != "double" && p != "float") {
-      throw UsageError("--precision: '" + p + "'; use double, float or both");
-    }
-  }
+  stencil_perf::expect_one_of("--plan", o.plans, {"Unfused", "Fused", "Auto"});
+  stencil_perf::expect_one_of("--layout", o.layouts, {"fields", "interleaved"});
+  stencil_perf::expect_one_of("--precision", o.precisions, {"double", "float"});
   for (int n : o.sizes) {
     if (n < 3) throw UsageError("--n: BRUSS2D needs N >= 3 points a side");
   }

@@ -26,6 +26,26 @@ inline std::vector<std::string> split(std::string const& s, char sep) {
   return parts;
 }
 
+/// Every one of `values` (given to `flag`) is one of `allowed`, or a
+/// UsageError naming the first that is not and what would be valid.
+inline void expect_one_of(std::string const& flag,
+                          std::vector<std::string> const& values,
+                          std::vector<std::string> const& allowed) {
+  for (auto const& v : values) {
+    bool known = false;
+    for (auto const& a : allowed) known = known || v == a;
+    if (known) continue;
+    std::string valid;
+    for (std::size_t i = 0; i < allowed.size(); ++i) {
+      valid += (i == 0                    ? ""
+                : i + 1 == allowed.size() ? " or "
+                                          : ", ") +
+               allowed[i];
+    }
+    throw UsageError(flag + ": '" + v + "'; use " + valid);
+  }
+}
+
 /// `text` as a positive integer, or a UsageError naming `flag`.
 inline int parse_positive(std::string const& flag, std::string const& text) {
   std::size_t used = 0;
