@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
+#include "ode_test_problems.hpp"
 #include "test_support.hpp"
 
 #include <cmath>
@@ -28,19 +29,7 @@ using stencil::ode::Method;
 
 constexpr double pi = 3.14159265358979323846;
 
-/// u' = scale * (5-point Laplacian of u).
-struct HeatRhs {
-  static constexpr int rank = 2;
-  static constexpr auto shape = stencil::Shape::star;
-  using fields = stencil::fields<stencil::field<1>>;
-  static constexpr char const* name = "heat-rhs";
-  double scale = 1.0;
-  template <class In>
-  KOKKOS_FUNCTION auto operator()(In const& in) const {
-    auto const u = stencil::read<0>(in);
-    return scale * (u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1) - 4 * u(0, 0));
-  }
-};
+using stencil_test::HeatRhs;
 
 /// The sine mode on n x n interior cells with zero (fixed) halo: x_i =
 /// (i + 1) h, h = 1 / (n + 1). The Laplacian's eigenvalue for it is

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
+#include "ode_test_problems.hpp"
 #include "test_support.hpp"
 
 #include <algorithm>
@@ -38,21 +39,7 @@ constexpr int verner_rows = stencil::native_cuda::ode::threads_y *
 constexpr int verner_rows = 0;
 #endif
 
-/// u' = scale * (5-point Laplacian of u), one field.
-struct HeatRhs {
-  static constexpr int rank = 2;
-  static constexpr auto shape = stencil::Shape::star;
-  using fields = stencil::fields<stencil::field<1>>;
-  static constexpr char const* name = "heat-rhs";
-  double scale = 1.0;
-  template <class In>
-  KOKKOS_FUNCTION auto operator()(In const& in) const {
-    using T = typename In::value_type;
-    auto const u = stencil::read<0>(in);
-    return static_cast<T>(scale) *
-           (u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1) - 4 * u(0, 0));
-  }
-};
+using stencil_test::HeatRhs;
 
 /// u' = div(k grad u) + S(x, y, t) with k a coefficient field and S a
 /// source of the cell's position and the stage's time: reads a second,
