@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -127,6 +128,21 @@ constexpr double rounding() {
   return std::is_same_v<T, float> ? 2e-5 : 1e-12;
 }
 
+/// The largest difference any Fused case of type T has shown, printed by
+/// each test so that the tolerances above can be held to what a GPU gives.
+template <class T>
+double& largest_seen() {
+  static double worst = 0.0;
+  return worst;
+}
+
+template <class T>
+void print_largest_seen() {
+  std::cout << "largest Fused-Unfused difference so far, "
+            << (std::is_same_v<T, float> ? "float: " : "double: ")
+            << largest_seen<T>() << " (tolerance " << rounding<T>() << ")\n";
+}
+
 struct Problem {
   std::array<int, 2> extents;
   Sides sides;
@@ -155,8 +171,9 @@ void expect_as_unfused(Rhs const& rhs, Problem const& p, Method m, P plan,
   EXPECT_EQ(report.rhs_evaluations, p.steps * stencil::ode::tableau(m).stages)
       << label;
   EXPECT_DOUBLE_EQ(state.time(), reference.time()) << label;
-  EXPECT_LE((largest_difference<T, Rhs>(state, reference)), rounding<T>())
-      << label;
+  double const difference = largest_difference<T, Rhs>(state, reference);
+  largest_seen<T>() = std::max(largest_seen<T>(), difference);
+  EXPECT_LE(difference, rounding<T>()) << label;
 }
 
 constexpr Method methods[] = {Method::forward_euler, Method::rk4,
@@ -187,6 +204,7 @@ TEST(OdePlans, FusedMatchesUnfusedOnEveryProblemDouble) {
                     "AutoAndFusedSayWhereFusedCannotRun covers this space";
   } else {
     every_problem_every_method<double>();
+    print_largest_seen<double>();
   }
 }
 
@@ -195,6 +213,7 @@ TEST(OdePlans, FusedMatchesUnfusedOnEveryProblemFloat) {
     GTEST_SKIP() << "Fused runs on the native CUDA backend only";
   } else {
     every_problem_every_method<float>();
+    print_largest_seen<float>();
   }
 }
 
@@ -255,6 +274,8 @@ TEST(OdePlans, FusedMatchesUnfusedOnEverySideAndCluster) {
                                 Method::dormand_prince, stencil::ode::Fused{},
                                 "bruss 3x3");
     }
+    print_largest_seen<double>();
+    print_largest_seen<float>();
   }
 }
 
@@ -272,6 +293,8 @@ TEST(OdePlans, FusedReadsCoefficientsPositionAndTime) {
                                  stencil::ode::Fused{}, "varcoef source");
       }
     }
+    print_largest_seen<double>();
+    print_largest_seen<float>();
   }
 }
 
@@ -312,9 +335,11 @@ TEST(OdePlans, FusedAdaptiveTakesTheStepsUnfusedTakes) {
       EXPECT_EQ(rb.accepted, ra.accepted) << name;
       EXPECT_EQ(rb.rejected, ra.rejected) << name;
       EXPECT_DOUBLE_EQ(rb.t, ra.t) << name;
-      EXPECT_LE((largest_difference<double, stencil::suite::BrussRhs>(b, a)),
-                1e-11)
-          << name;
+      double const difference =
+          largest_difference<double, stencil::suite::BrussRhs>(b, a);
+      std::cout << name << " adaptive: Fused-Unfused difference " << difference
+                << " (tolerance 1e-11)\n";
+      EXPECT_LE(difference, 1e-11) << name;
     }
   }
 }
