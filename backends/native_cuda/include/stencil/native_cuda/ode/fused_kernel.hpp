@@ -25,6 +25,7 @@
 #pragma once
 
 #include <stencil/native_cuda/fields/kernels.hpp>
+#include <stencil/native_cuda/ode/cluster_memory.hpp>
 
 #include <stencil/boundary.hpp>
 #include <stencil/detail/fields/accessor.hpp>
@@ -34,6 +35,7 @@
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -50,6 +52,9 @@ inline constexpr int max_stages = 8;
 
 /// Rows of the block's box each thread owns: k_1..k_s of every written
 /// field at each of its cells stay in registers, about 32 values a thread.
+/// In double at four stages that spills a few registers, which costs less
+/// than half the cells would: each cell more shares the two barriers of a
+/// stage (docs/decisions/ode-fused-plan.md).
 __host__ __device__ constexpr int cells_per_thread(int stages, int written) {
   int const cells = 32 / (stages * written);
   return cells < 1 ? 1 : (cells > 4 ? 4 : cells);
@@ -92,6 +97,20 @@ __host__ __device__ constexpr int fused_slot_base(int f) {
 
 template <class Fields>
 inline constexpr int fused_slots = fused_slot_base<Fields>(Fields::count);
+
+/// Where the halo list (an int2 for each grown-box cell) starts behind the
+/// slots of `slot_bytes` each, and the shared memory of a block in all.
+template <class Fields>
+__host__ __device__ constexpr std::size_t fused_list_offset(
+    std::size_t slot_bytes) {
+  return (fused_slots<Fields> * slot_bytes + 7) / 8 * 8;
+}
+
+template <class Fields>
+__host__ __device__ constexpr std::size_t fused_shared_bytes(
+    std::size_t slot_cells, std::size_t value_bytes) {
+  return fused_list_offset<Fields>(slot_cells * value_bytes) + 8 * slot_cells;
+}
 
 /// The index of field `f` among the written fields.
 template <class Fields>
@@ -175,9 +194,60 @@ __global__ void __launch_bounds__(threads_per_block, 3)
     return r == 0 ? Stages : (distance / (r > 0 ? r : 1));
   };
 
+  int const thread = static_cast<int>(threadIdx.y * threads_x + threadIdx.x);
+
+  // The grown-box cells the block refreshes after each stage, the same
+  // every stage: a cell of another block's box, taken from it, or a halo
+  // cell of a mirrored side, taken from the interior cell it mirrors
+  // (owned by whichever block). They are few (the box's edges), so they
+  // are gathered into one list behind the slots and dealt out one to a
+  // thread: a thread then waits for one load from another block per field
+  // and stage, not one per grown-box cell it would otherwise scan.
+  __shared__ int halo_count;
+  auto* const halo_list = reinterpret_cast<int2*>(
+      shared_raw + fused_list_offset<Fields>(slot_cells * sizeof(T)));
+  if (thread == 0) halo_count = 0;
+  __syncthreads();
+#pragma unroll
+  for (int h = 0; h < halo_per_thread; ++h) {
+    int const at = thread + h * threads_per_block;
+    if (at >= slot_cells) continue;
+    int const cx = box[0] - r + at % ex, cy = box[1] - r + at / ex;
+    if (cx < 0 || cy < 0 || cx >= tile[0] || cy >= tile[1]) continue;
+    int const g[2] = {domain(0, cx), domain(1, cy)};
+    if (!in_padded(0, g[0]) || !in_padded(1, g[1])) continue;
+    bool const own = cx >= box[0] && cx < box[0] + own_x && cy >= box[1] &&
+                     cy < box[1] + own_y;
+    bool const halo = !interior(0, g[0]) || !interior(1, g[1]);
+    if (own && !halo) continue;  // computed by this block
+    int source[2];
+    for (int a = 0; a < 2; ++a) {
+      source[a] = p.wrap[a] ? (a == 0 ? cx : cy)
+                            : mirrored(g[a], n[a], p.side[a][0], p.side[a][1]) -
+                                  origin[a];
+    }
+    if (halo && source[0] == cx && source[1] == cy) continue;  // fixed
+    // Only a cell no computed cell reads mirrors one outside the tile.
+    if (source[0] < 0 || source[1] < 0 || source[0] >= tile[0] ||
+        source[1] >= tile[1]) {
+      continue;
+    }
+    int const owner_x = source[0] / own_x;
+    int const owner_y = source[1] / own_y;
+    int const from = (source[1] - owner_y * own_y + r) * ex +
+                     (source[0] - owner_x * own_x + r);
+    // `to` in this block's slot, and the cluster address of the cell it is
+    // taken from in the owner's slot 0 (a later slot is a fixed offset on).
+    std::uint32_t const address = cluster_address(
+        shared + from, static_cast<unsigned>(owner_y * p.cluster_x + owner_x));
+    halo_list[atomicAdd(&halo_count, 1)] =
+        make_int2(at, static_cast<int>(address));
+  }
+  __syncthreads();
+  int const halos = halo_count;
+
   // Load: every field over the grown box (within the padded array); a
   // written field into both slots, so a fixed halo holds in either.
-  int const thread = static_cast<int>(threadIdx.y * threads_x + threadIdx.x);
 #pragma unroll
   for (int h = 0; h < halo_per_thread; ++h) {
     int const at = thread + h * threads_per_block;
@@ -221,45 +291,6 @@ __global__ void __launch_bounds__(threads_per_block, 3)
         stages_at(x, box[1] + static_cast<int>(threadIdx.y) + threads_y * m);
   }
 
-  // The grown-box cells this thread refreshes after each stage, the same
-  // every stage: a cell of another block's box, taken from it, or a halo
-  // cell of a mirrored side, taken from the interior cell it mirrors
-  // (owned by whichever block). `to` < 0: none.
-  int halo_to[halo_per_thread];
-  int halo_from[halo_per_thread];  // cell in the owner's slot | owner << 16
-#pragma unroll
-  for (int h = 0; h < halo_per_thread; ++h) {
-    halo_to[h] = -1;
-    halo_from[h] = 0;
-    int const at = thread + h * threads_per_block;
-    if (at >= slot_cells) continue;
-    int const cx = box[0] - r + at % ex, cy = box[1] - r + at / ex;
-    if (cx < 0 || cy < 0 || cx >= tile[0] || cy >= tile[1]) continue;
-    int const g[2] = {domain(0, cx), domain(1, cy)};
-    if (!in_padded(0, g[0]) || !in_padded(1, g[1])) continue;
-    bool const own = cx >= box[0] && cx < box[0] + own_x && cy >= box[1] &&
-                     cy < box[1] + own_y;
-    bool const halo = !interior(0, g[0]) || !interior(1, g[1]);
-    if (own && !halo) continue;  // computed by this block
-    int source[2];
-    for (int a = 0; a < 2; ++a) {
-      source[a] = p.wrap[a] ? (a == 0 ? cx : cy)
-                            : mirrored(g[a], n[a], p.side[a][0], p.side[a][1]) -
-                                  origin[a];
-    }
-    if (halo && source[0] == cx && source[1] == cy) continue;  // fixed
-    // Only a cell no computed cell reads mirrors one outside the tile.
-    if (source[0] < 0 || source[1] < 0 || source[0] >= tile[0] ||
-        source[1] >= tile[1]) {
-      continue;
-    }
-    int const owner_x = source[0] / own_x;
-    int const owner_y = source[1] / own_y;
-    halo_to[h] = at;
-    halo_from[h] = ((source[1] - owner_y * own_y + r) * ex +
-                    (source[0] - owner_x * own_x + r)) |
-                   ((owner_y * p.cluster_x + owner_x) << 16);
-  }
   double error_squares = 0.0;
 
 #pragma unroll
@@ -338,19 +369,27 @@ __global__ void __launch_bounds__(threads_per_block, 3)
     if (i + 1 == Stages) break;
 
     // Y_i+1 is written over every block's box; now each block takes what
-    // its grown box needs from the others, and refreshes mirrored halos.
-    cluster.sync();
+    // its grown box needs from the others, and refreshes mirrored halos:
+    // every load first, then the stores.
+    cluster_shared_barrier();
     int const next = current ^ 1;
-#pragma unroll
-    for (int h = 0; h < halo_per_thread; ++h) {
-      if (halo_to[h] < 0) continue;
-      unsigned const owner = static_cast<unsigned>(halo_from[h]) >> 16;
-      int const from = halo_from[h] & 0xffff;
+    for (int e = thread; e < halos; e += threads_per_block) {
+      int2 const entry = halo_list[e];
+      T taken[W];
       for_each_field<Fields>([&](auto field) {
         constexpr int f = decltype(field)::value;
         if constexpr (Fields::written[f]) {
-          T* const mine = slot(fused_slot_base<Fields>(f) + next);
-          mine[halo_to[h]] = cluster.map_shared_rank(mine, owner)[from];
+          constexpr std::uint32_t slot_bytes = slot_cells * sizeof(T);
+          taken[written_index<Fields>(f)] =
+              load_cluster<T>(static_cast<std::uint32_t>(entry.y) +
+                              (fused_slot_base<Fields>(f) + next) * slot_bytes);
+        }
+      });
+      for_each_field<Fields>([&](auto field) {
+        constexpr int f = decltype(field)::value;
+        if constexpr (Fields::written[f]) {
+          slot(fused_slot_base<Fields>(f) + next)[entry.x] =
+              taken[written_index<Fields>(f)];
         }
       });
     }
@@ -366,7 +405,7 @@ __global__ void __launch_bounds__(threads_per_block, 3)
     }
   }
   // No block leaves while another may still read its shared memory.
-  cluster.sync();
+  cluster_shared_barrier();
 }
 
 }  // namespace stencil::native_cuda::ode

@@ -144,8 +144,8 @@ FusedShape shape_for(int cx, int cy, int nx, int ny, double& work) {
   if (valid_x < fewest_valid || valid_y < fewest_valid) return s;
   s.tiles_x = (nx + valid_x - 1) / valid_x;
   s.tiles_y = (ny + valid_y - 1) / valid_y;
-  s.shared_bytes = static_cast<std::size_t>(fused_slots<Fields>) *
-                   (s.own_x + 2 * r) * (s.own_y + 2 * r) * sizeof(T);
+  s.shared_bytes = fused_shared_bytes<Fields>(
+      static_cast<std::size_t>(s.own_x + 2 * r) * (s.own_y + 2 * r), sizeof(T));
   double per_tile = 0.0;
   for (int i = 1; i <= Stages; ++i) {
     per_tile +=

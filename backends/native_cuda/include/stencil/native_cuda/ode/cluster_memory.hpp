@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// Distributed shared memory for the fused Runge-Kutta kernel: a cluster
+// barrier that orders shared memory alone, and loads from another block's
+// shared memory through 32-bit cluster addresses.
+//
+// cooperative_groups' cluster.sync() releases at cluster scope, which
+// Hopper implements as a fence at GPU scope (MEMBAR.ALL.GPU): each stage
+// would wait for every memory operation of the thread to be visible to the
+// whole device, although the blocks only exchange shared memory. A release
+// fence restricted to the block's shared memory (PTX ISA 8.6,
+// fence.release.sync_restrict::shared::cta.cluster) before a relaxed
+// arrive orders exactly the stores the neighbours read, at block scope
+// (MEMBAR.ALL.CTA). The wait keeps its acquire.
+#pragma once
+
+#include <cstdint>
+
+namespace stencil::native_cuda::ode {
+
+/// Every block of the cluster has arrived, and the shared-memory stores
+/// each made before arriving are visible to the others' loads after it.
+/// Loads from another block's shared memory made before arriving have
+/// completed (their values were used), so a block may also overwrite or
+/// leave what the others read before this barrier.
+__device__ __forceinline__ void cluster_shared_barrier() {
+  asm volatile(
+      "fence.release.sync_restrict::shared::cta.cluster;\n\t"
+      "barrier.cluster.arrive.relaxed.aligned;\n\t"
+      "barrier.cluster.wait.aligned;" ::
+          : "memory");
+}
+
+/// The cluster address of `local` (this block's shared memory) in the
+/// shared memory of block `rank` of the cluster.
+__device__ __forceinline__ std::uint32_t cluster_address(void const* local,
+                                                         unsigned rank) {
+  auto const own = static_cast<std::uint32_t>(__cvta_generic_to_shared(local));
+  std::uint32_t remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(remote)
+               : "r"(own), "r"(rank));
+  return remote;
+}
+
+template <class T>
+__device__ __forceinline__ T load_cluster(std::uint32_t address) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8,
+                "stencil: the fused kernel exchanges 4- or 8-byte values");
+  if constexpr (sizeof(T) == 8) {
+    std::uint64_t bits;
+    asm volatile("ld.shared::cluster.b64 %0, [%1];"
+                 : "=l"(bits)
+                 : "r"(address)
+                 : "memory");
+    T value;
+    __builtin_memcpy(&value, &bits, sizeof(T));
+    return value;
+  } else {
+    std::uint32_t bits;
+    asm volatile("ld.shared::cluster.b32 %0, [%1];"
+                 : "=r"(bits)
+                 : "r"(address)
+                 : "memory");
+    T value;
+    __builtin_memcpy(&value, &bits, sizeof(T));
+    return value;
+  }
+}
+
+}  // namespace stencil::native_cuda::ode
