@@ -17,17 +17,36 @@
 
 namespace stencil::native_cuda::ode {
 
+// The restricted fence needs PTX ISA 8.6 (CUDA 12.8); older toolkits get
+// the release arrive, as cluster.sync() does.
+#if !defined(STENCIL_CLUSTER_SHARED_FENCE)
+#if defined(__CUDACC_VER_MAJOR__) && \
+    (__CUDACC_VER_MAJOR__ > 12 ||    \
+     (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 8))
+#define STENCIL_CLUSTER_SHARED_FENCE 1
+#else
+#define STENCIL_CLUSTER_SHARED_FENCE 0
+#endif
+#endif
+
 /// Every block of the cluster has arrived, and the shared-memory stores
 /// each made before arriving are visible to the others' loads after it.
 /// Loads from another block's shared memory made before arriving have
 /// completed (their values were used), so a block may also overwrite or
 /// leave what the others read before this barrier.
 __device__ __forceinline__ void cluster_shared_barrier() {
+#if STENCIL_CLUSTER_SHARED_FENCE
   asm volatile(
       "fence.release.sync_restrict::shared::cta.cluster;\n\t"
       "barrier.cluster.arrive.relaxed.aligned;\n\t"
       "barrier.cluster.wait.aligned;" ::
           : "memory");
+#else
+  asm volatile(
+      "barrier.cluster.arrive.release.aligned;\n\t"
+      "barrier.cluster.wait.acquire.aligned;" ::
+          : "memory");
+#endif
 }
 
 /// The cluster address of `local` (this block's shared memory) in the
