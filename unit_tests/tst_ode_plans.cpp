@@ -388,6 +388,34 @@ TEST(OdePlans, AutoAndFusedSayWhereFusedCannotRun) {
   }
 }
 
+TEST(OdePlans, AutoTakesFusedWhereItsRimsPay) {
+  using stencil::suite::BrussInterleavedRhs;
+  auto const rhs = BrussInterleavedRhs::for_points(37);  // radius 2
+  stencil::ode::FixedSteps const steps{0.0, 0.01, 2};
+  auto f =
+      make_state<float, BrussInterleavedRhs>({37, 74}, all(Boundary::fixed), 2);
+  auto const in_float = stencil::ode::integrate(Space{}, f, rhs, Method::rk4,
+                                                steps, stencil::ode::Auto{});
+  EXPECT_EQ(in_float.plan, "Unfused");
+  EXPECT_NE(in_float.plan_reason.find("on 4-byte values"), std::string::npos)
+      << in_float.plan_reason;
+  auto d = make_state<double, BrussInterleavedRhs>({37, 74},
+                                                   all(Boundary::fixed), 2);
+  auto const in_double = stencil::ode::integrate(Space{}, d, rhs, Method::rk4,
+                                                 steps, stencil::ode::Auto{});
+  if constexpr (native) {
+    EXPECT_EQ(in_double.plan.rfind("Fused", 0), 0u) << in_double.plan;
+  } else {
+    EXPECT_EQ(in_double.plan, "Unfused");
+    EXPECT_NE(in_double.plan_reason.find("native CUDA backend"),
+              std::string::npos)
+        << in_double.plan_reason;
+  }
+  static_assert(stencil::ode::auto_takes_fused(1, 4) &&
+                stencil::ode::auto_takes_fused(2, 8) &&
+                !stencil::ode::auto_takes_fused(3, 8));
+}
+
 TEST(OdePlans, BrussInterleavedIsBrussInTwoFields) {
   int const n = 23;
   auto const two = stencil::suite::BrussRhs::for_points(n);

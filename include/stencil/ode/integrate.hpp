@@ -347,13 +347,15 @@ std::unique_ptr<StepRun> make_run(ExecSpace const& space,
     return std::make_unique<UnfusedPlan>(space, state, rhs, std::move(tableau));
   } else {
     std::string why;
-    if constexpr (std::is_same_v<P, Auto> && Rhs::fields::radius > 1) {
-      // docs/decisions/ode-fused-plan.md: rims of stages x radius cells cost
-      // more than the memory traffic Fused saves.
+    if constexpr (std::is_same_v<P, Auto> &&
+                  !auto_takes_fused(Rhs::fields::radius, sizeof(T))) {
       reason = stencil::detail::concat(
           "Unfused: the right-hand side reads ", Rhs::fields::radius,
-          " cells away, and Fused recomputes rims of stages x radius cells "
-          "(it wins at radius 1; Fused{} runs it anyway)");
+          " cells away, and on ", sizeof(T),
+          "-byte values Fused's rims of stages x radius recomputed cells "
+          "cost more than the memory traffic it saves (Auto takes it at "
+          "radius 1, and at radius 2 on 8-byte values; Fused{} runs it "
+          "anyway)");
       return std::make_unique<UnfusedPlan>(space, state, rhs,
                                            std::move(tableau));
     } else if constexpr (Native::available) {

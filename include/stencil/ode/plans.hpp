@@ -20,8 +20,19 @@ struct Fused {
   int cluster_y = 0;
 };
 
-/// Fused where it runs, else Unfused; the Report says which and why.
+/// Fused where it runs and its rims pay (auto_takes_fused), else Unfused;
+/// the Report says which and why.
 struct Auto {};
+
+/// Whether Auto takes Fused for a right-hand side of `radius` on values of
+/// `value_bytes`: radius 1 always, radius 2 for 8-byte values. Fused
+/// recomputes rims of stages x radius cells per tile, and its rate barely
+/// depends on the value size, while Unfused's, bound by memory traffic,
+/// halves from 4- to 8-byte values; so the recomputation a radius costs
+/// is paid back in double before float (docs/decisions/ode-fused-plan.md).
+constexpr bool auto_takes_fused(int radius, int value_bytes) {
+  return radius * 4 <= value_bytes || radius <= 1;
+}
 
 inline char const* to_string(Unfused) { return "Unfused"; }
 inline char const* to_string(Fused) { return "Fused"; }
