@@ -145,8 +145,8 @@ __global__ void __launch_bounds__(threads_per_block, 3)
   constexpr int ex = own_x + 2 * r;
   constexpr int ey = own_y + 2 * r;
   constexpr int slot_cells = ex * ey;
-  // Grown-box cells each thread may have to take from another block.
-  constexpr int halo_per_thread =
+  // Grown-box cells each thread loads (and may list as a halo cell).
+  constexpr int grown_per_thread =
       (slot_cells + threads_per_block - 1) / threads_per_block;
   extern __shared__ __align__(16) unsigned char shared_raw[];
   T* const shared = reinterpret_cast<T*>(shared_raw);
@@ -196,26 +196,37 @@ __global__ void __launch_bounds__(threads_per_block, 3)
 
   int const thread = static_cast<int>(threadIdx.y * threads_x + threadIdx.x);
 
-  // The grown-box cells the block refreshes after each stage, the same
-  // every stage: a cell of another block's box, taken from it, or a halo
-  // cell of a mirrored side, taken from the interior cell it mirrors
-  // (owned by whichever block). They are few (the box's edges), so they
-  // are gathered into one list behind the slots and dealt out one to a
-  // thread: a thread then waits for one load from another block per field
-  // and stage, not one per grown-box cell it would otherwise scan.
+  // One pass over the grown box (within the padded array) loads every
+  // field, a written one into both slots so that a fixed halo holds in
+  // either, and lists the cells the block refreshes after each stage, the
+  // same every stage: a cell of another block's box, taken from it, or a
+  // halo cell of a mirrored side, taken from the interior cell it mirrors
+  // (owned by whichever block). Those are few (the box's edges), so the
+  // list behind the slots deals them out one to a thread: a thread then
+  // waits for one load from another block per field and stage, not one per
+  // grown-box cell it would otherwise scan.
   __shared__ int halo_count;
   auto* const halo_list = reinterpret_cast<int2*>(
       shared_raw + fused_list_offset<Fields>(slot_cells * sizeof(T)));
   if (thread == 0) halo_count = 0;
   __syncthreads();
 #pragma unroll
-  for (int h = 0; h < halo_per_thread; ++h) {
+  for (int h = 0; h < grown_per_thread; ++h) {
     int const at = thread + h * threads_per_block;
     if (at >= slot_cells) continue;
     int const cx = box[0] - r + at % ex, cy = box[1] - r + at / ex;
     if (cx < 0 || cy < 0 || cx >= tile[0] || cy >= tile[1]) continue;
     int const g[2] = {domain(0, cx), domain(1, cy)};
     if (!in_padded(0, g[0]) || !in_padded(1, g[1])) continue;
+    std::int64_t const from_global =
+        p.layout.template offset<std::int64_t>(0, g[1], g[0]);
+    for_each_field<Fields>([&](auto field) {
+      constexpr int f = decltype(field)::value;
+      constexpr int base = fused_slot_base<Fields>(f);
+      T const value = p.in[f][from_global];
+      slot(base)[at] = value;
+      if constexpr (Fields::written[f]) slot(base + 1)[at] = value;
+    });
     bool const own = cx >= box[0] && cx < box[0] + own_x && cy >= box[1] &&
                      cy < box[1] + own_y;
     bool const halo = !interior(0, g[0]) || !interior(1, g[1]);
@@ -245,27 +256,6 @@ __global__ void __launch_bounds__(threads_per_block, 3)
   }
   __syncthreads();
   int const halos = halo_count;
-
-  // Load: every field over the grown box (within the padded array); a
-  // written field into both slots, so a fixed halo holds in either.
-#pragma unroll
-  for (int h = 0; h < halo_per_thread; ++h) {
-    int const at = thread + h * threads_per_block;
-    if (at >= slot_cells) continue;
-    int const x = box[0] - r + at % ex, y = box[1] - r + at / ex;
-    if (x < 0 || y < 0 || x >= tile[0] || y >= tile[1]) continue;
-    int const gx = domain(0, x), gy = domain(1, y);
-    if (!in_padded(0, gx) || !in_padded(1, gy)) continue;
-    std::int64_t const from = p.layout.template offset<std::int64_t>(0, gy, gx);
-    for_each_field<Fields>([&](auto field) {
-      constexpr int f = decltype(field)::value;
-      constexpr int base = fused_slot_base<Fields>(f);
-      T const value = p.in[f][from];
-      slot(base)[at] = value;
-      if constexpr (Fields::written[f]) slot(base + 1)[at] = value;
-    });
-  }
-  __syncthreads();
 
   // The thread's cells: column box_x + threadIdx.x, rows box_y +
   // threadIdx.y + threads_y * m.

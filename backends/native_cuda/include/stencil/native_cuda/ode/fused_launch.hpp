@@ -58,22 +58,15 @@ void allow_large_clusters(void (*function)(Args...)) {
 /// kernel (those of stencil::ode::Method); false for any other.
 template <class F>
 bool with_stages(int stages, F&& f) {
-  switch (stages) {
-    case 1:
-      f(std::integral_constant<int, 1>{});
-      return true;
-    case 4:
-      f(std::integral_constant<int, 4>{});
-      return true;
-    case 7:
-      f(std::integral_constant<int, 7>{});
-      return true;
-    case 8:
-      f(std::integral_constant<int, 8>{});
-      return true;
-    default:
-      return false;
-  }
+  auto const one = [&]<int S>(std::integral_constant<int, S> count) {
+    if (stages != S) return false;
+    f(count);
+    return true;
+  };
+  return one(std::integral_constant<int, 1>{}) ||
+         one(std::integral_constant<int, 4>{}) ||
+         one(std::integral_constant<int, 7>{}) ||
+         one(std::integral_constant<int, 8>{});
 }
 
 template <class T, class Rhs, int Stages>
