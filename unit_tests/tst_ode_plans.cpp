@@ -123,9 +123,13 @@ double largest_difference(stencil::State<T, 2, Memory> const& a,
   return worst;
 }
 
+/// Fused evaluates the same expressions in the same order as Unfused; on
+/// an H200 they differ by at most 1.1e-16 in double and not at all in
+/// float. The margin covers another compiler contracting other products
+/// into FMAs: a few ulps per stage over a few steps.
 template <class T>
 constexpr double rounding() {
-  return std::is_same_v<T, float> ? 2e-5 : 1e-12;
+  return std::is_same_v<T, float> ? 1e-6 : 1e-14;
 }
 
 /// The largest difference any Fused case of type T has shown, printed by
@@ -338,8 +342,10 @@ TEST(OdePlans, FusedAdaptiveTakesTheStepsUnfusedTakes) {
       double const difference =
           largest_difference<double, stencil::suite::BrussRhs>(b, a);
       std::cout << name << " adaptive: Fused-Unfused difference " << difference
-                << " (tolerance 1e-11)\n";
-      EXPECT_LE(difference, 1e-11) << name;
+                << " (tolerance 1e-13)\n";
+      // The same steps, accepted and rejected, over the whole interval:
+      // up to 1.3e-14 on an H200.
+      EXPECT_LE(difference, 1e-13) << name;
     }
   }
 }
