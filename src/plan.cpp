@@ -65,7 +65,22 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
   // The native multi-field kernel, whichever policy runs it.
   bool const native_fields =
       !p.fields.empty() && p.backend == Backend::native_cuda;
-  if (native_fields) {
+  bool const streams_fields = native_fields &&
+                              p.policy == PolicyKind::temporal_blocking &&
+                              p.native_cuda.rows_per_thread > 0;
+  if (streams_fields) {
+    out << ", strips of " << p.native_cuda.loaded_tile.x << " columns ("
+        << p.tile.x << " valid) streamed down in shares of " << p.tile.y
+        << " rows, " << p.native_cuda.rows_per_thread
+        << " rows per level and iteration, a ring of rows per level of each "
+           "written field and one per coefficient in shared memory"
+        << ", the written fields' levels written to a second set of "
+           "buffers that trades places with the state's"
+        << ", threads " << p.team_size << ", registers " << p.registers
+        << ", local memory " << p.local_memory_bytes << " B/thread"
+        << ", shared " << p.scratch_bytes << " B/block, blocks " << p.blocks
+        << ", blocks/SM " << p.blocks_per_sm;
+  } else if (native_fields) {
     Tile const& l = p.native_cuda.loaded_tile;
     out << ", overlapped tile " << l.x;
     if (p.rank >= 2) out << "x" << l.y;

@@ -637,6 +637,42 @@ TYPED_TEST(Fields, SpatialBlockingStagesEachFieldWithItsOwnRadius) {
   });
 }
 
+/// The native rank-2 temporal kernel streams rows through a ring per level
+/// (stream_kernel.hpp): fields of radius 2, 0 (two levels) and a radius-1
+/// coefficient, at depths 1 to 4, on extents of several strips and shares
+/// of rows and on ones narrower than a strip's rims.
+TYPED_TEST(Fields, NativeTemporalBlockingStreamsEveryFieldKind) {
+  using Space = TypeParam;
+  if constexpr (stencil::native_available_v<Space>) {
+    using Op = MixedRadii<2>;
+    stencil::State<double, 2, typename Space::memory_space> s(
+        "mixed", {301, 517}, stencil::field_specs<Op>({"u", "w", "k"}),
+        {.halo = 2});
+    auto const p = stencil::plan(Space{}, s, Op{}, stencil::TemporalBlocking{});
+    std::ostringstream text;
+    text << p;
+    EXPECT_NE(text.str().find("streamed down in shares of"), std::string::npos)
+        << text.str();
+    EXPECT_EQ(p.local_memory_bytes, 0) << text.str();
+    EXPECT_GE(p.blocks_per_sm, 2) << text.str();
+    // Depths the default may pass over (it keeps two blocks per SM) and
+    // one that does not divide the step counts.
+    for (int depth = 1; depth <= 4; ++depth) {
+      stencil::TemporalBlocking const policy{.depth = depth};
+      std::string const name =
+          "TemporalBlocking depth " + std::to_string(depth);
+      check_mixed_radii<Space, double, 2>({301, 517}, 2, Boundary::fixed,
+                                          2 * depth + 1, policy, name);
+      check_mixed_radii<Space, float, 2>({97, 263}, 3, Boundary::periodic,
+                                         3 * depth - 1, policy, name);
+      check_mixed_radii<Space, double, 2>({5, 7}, 2, Boundary::periodic,
+                                          depth + 2, policy, name);
+      check_mixed_radii<Space, float, 2>({5, 300}, 2, Boundary::fixed, 7,
+                                         policy, name);
+    }
+  }
+}
+
 TYPED_TEST(Fields, SpatialBlockingPlansScratchForStagedFieldsOnly) {
   using Space = TypeParam;
   using Mem = typename Space::memory_space;

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// Host side of the native multi-field kernel (fields/kernels.hpp): the tile
-// a block loads, the plan's checks, and the runs of the single-step sweep
-// (StreamingSweep, every rank and boundary) and of temporal blocking
-// (TemporalBlocking, rank 1 and 2, fixed and periodic boundaries).
+// Host side of the native multi-field kernels: the overlapped-tile kernel
+// (fields/kernels.hpp) of the single-step sweep (StreamingSweep, every rank
+// and boundary) and of rank-1 temporal blocking, and the runs of temporal
+// blocking (TemporalBlocking, rank 1 and 2, fixed and periodic
+// boundaries), whose rank-2 kernel streams rows (stream_launch.hpp).
 #pragma once
 
 #include <stencil/native_cuda/common/cuda_check.hpp>
 #include <stencil/native_cuda/common/device.hpp>
 #include <stencil/native_cuda/fields/kernels.hpp>
+#include <stencil/native_cuda/fields/stream_launch.hpp>
 
 #include <stencil/detail/fields/time_loop.hpp>
 #include <stencil/detail/memory.hpp>
@@ -25,6 +27,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace stencil::native_cuda::fields {
@@ -159,6 +162,10 @@ void plan(Plan& p, std::string_view policy_name, PolicyKind kind,
     STENCIL_EXPECT(requested_depth >= 0, policy_name, ": depth is ",
                    requested_depth,
                    "; use 1 or more, or 0 to let the plan choose");
+    if constexpr (Op::rank == 2) {
+      plan_stream<T, Op>(p, policy_name, requested_depth);
+      return;
+    }
   }
   // The default depth: a rim of 8 cells (radius x depth) per side.
   int const depth = !temporal ? 1
@@ -325,11 +332,13 @@ void run_temporal(Kokkos::Cuda const& space, State<T, Rank, MemorySpace>& state,
   }
   int done = 0;
   auto const run_block = [&](int block) {
-    Params<T, Op> params;
-    params.write_levels = Fields::most_levels;
+    // Rank 2 streams rows (stream_kernel.hpp), rank 1 runs the overlapped
+    // tile (kernels.hpp).
+    std::conditional_t<Rank == 2, StreamParams<T, Op>, Params<T, Op>> params;
+    bool periodic[3] = {false, false, false};
     for (int a = 0; a < Rank; ++a) {  // kernel axes run x, y, z
-      params.wrap[a] = state.boundaries().kind(Rank - 1 - a, Side::low) ==
-                       Boundary::periodic;
+      periodic[a] = state.boundaries().kind(Rank - 1 - a, Side::low) ==
+                    Boundary::periodic;
     }
     std::vector<std::vector<int>> chosen(Fields::count);
     for (int f = 0; f < Fields::count; ++f) {
@@ -342,7 +351,15 @@ void run_temporal(Kokkos::Cuda const& space, State<T, Rank, MemorySpace>& state,
         params.out[f][k] = second[f][j].data();
       }
     }
-    launch(space, state, op, p, block, params);
+    if constexpr (Rank == 2) {
+      params.wrap_x = periodic[0];
+      params.wrap_y = periodic[1];
+      launch_stream(space, state, op, p, block, params);
+    } else {
+      params.write_levels = Fields::most_levels;
+      for (int a = 0; a < 3; ++a) params.wrap[a] = periodic[a];
+      launch(space, state, op, p, block, params);
+    }
     for (int f = 0; f < Fields::count; ++f) {
       int const L = static_cast<int>(second[f].size());
       for (int k = 0; k < L; ++k) {
