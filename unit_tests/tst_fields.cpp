@@ -441,13 +441,27 @@ TYPED_TEST(Fields, MisuseIsRefusedWithWhatWouldBeValid) {
   EXPECT_FALSE(owner.empty());
   expect_error([&] { stencil::iterate(Space{}, moved, Wave{}, 1); },
                {"the state is empty"});
-  // Auto says why it takes Naive; the plan names the fields.
+  // Auto says what it takes and why: in 2D the native TemporalBlocking
+  // where the space has one and the boundaries allow it, else Naive; the
+  // plan names the fields.
   stencil::State<double, 2, Mem> heat("h", {9, 9},
                                       stencil::field_specs<Op>({"u", "k"}));
   auto const p = stencil::plan(Space{}, heat, Op{}, stencil::Auto{});
-  EXPECT_EQ(p.policy, stencil::PolicyKind::naive);
   EXPECT_TRUE(p.chosen_by_auto);
   EXPECT_NE(p.reason.find("multi-field"), std::string::npos) << p.reason;
+  if constexpr (stencil::native_available_v<Space>) {
+    EXPECT_EQ(p.policy, stencil::PolicyKind::temporal_blocking) << p.reason;
+    EXPECT_EQ(p.backend, stencil::Backend::native_cuda);
+    stencil::State<double, 2, Mem> mirrored(
+        "m", {9, 9}, stencil::field_specs<Op>({"u", "k"}),
+        {.boundary = Boundary::neumann});
+    auto const q = stencil::plan(Space{}, mirrored, Op{}, stencil::Auto{});
+    EXPECT_EQ(q.policy, stencil::PolicyKind::naive);
+    EXPECT_NE(q.reason.find("does not run this state"), std::string::npos)
+        << q.reason;
+  } else {
+    EXPECT_EQ(p.policy, stencil::PolicyKind::naive);
+  }
   EXPECT_NE(p.fields.find("k (radius 1, read-only)"), std::string::npos)
       << p.fields;
   // A plan for other fields is refused.

@@ -110,21 +110,59 @@ void plan_fields_with(Plan& p, Policy const& policy) {
   }
 }
 
-/// Auto for a multi-field stencil: Naive, saying why. The native kernels
-/// of several fields (StreamingSweep, and TemporalBlocking in rank 1 and 2)
-/// run when asked; measured, they are not ahead of Naive on the 2D solvers
-/// (docs/decisions/auto-fields.md).
-template <class ExecSpace>
-void choose_fields_automatically(Plan& p) {
+/// Auto for a multi-field stencil. In 2D at radius 1, where the space has
+/// a native TemporalBlocking of several fields (CUDA) and its plan accepts
+/// the state (fixed and periodic sides, rings that fit), that at its
+/// default depth: on an H200 it ran the suite's radius-1 2D solvers 1.4x
+/// to 2x faster than Naive (docs/decisions/auto-fields.md); wider ones are
+/// not measured yet. Elsewhere Naive, saying why: it moves each field's
+/// bytes once per step, and SpatialBlocking adds scratch copies the caches
+/// already save.
+template <class ExecSpace, class T, class Op>
+void choose_fields_automatically(Plan& p, bool position_mapped) {
+  std::string why_not_native;
+  if constexpr (Op::rank == 2 && Op::fields::radius > 1) {
+    why_not_native =
+        "; the native TemporalBlocking of several fields is measured ahead "
+        "of Naive at radius 1 only (docs/decisions/auto-fields.md)";
+  } else if constexpr (Op::rank == 2 &&
+                       runs_fields<TemporalBlocking, ExecSpace>()) {
+    if (position_mapped) {
+      why_not_native =
+          "; the native TemporalBlocking reads positions of a whole state, "
+          "and this one is a rank's block of a distributed domain";
+    } else {
+      Plan native = p;
+      try {
+        plan_fields_with<ExecSpace, T, Op>(native, TemporalBlocking{});
+        native.chosen_by_auto = true;
+        native.reason =
+            "multi-field stencils in 2D at radius 1 take the native "
+            "TemporalBlocking at its default depth, which moves each field's "
+            "bytes once per depth steps and ran the suite's radius-1 2D "
+            "solvers faster than Naive (docs/decisions/auto-fields.md)";
+        p = native;
+        return;
+      } catch (unsupported const& e) {
+        why_not_native = concat(
+            "; the native TemporalBlocking does not run "
+            "this state: ",
+            e.what());
+      }
+    }
+  }
   p.backend = Backend::portable;
   p.policy = PolicyKind::naive;
   p.chosen_by_auto = true;
-  p.reason =
+  p.reason = concat(
       "multi-field stencils take the portable Naive: it moves each field's "
       "bytes once per step, and SpatialBlocking adds scratch copies the "
-      "caches already save; the native StreamingSweep and TemporalBlocking "
-      "of several fields run when asked, but they are not ahead of Naive "
-      "on the 2D solvers (docs/decisions/auto-fields.md)";
+      "caches already save",
+      Op::rank == 2 ? ""
+                    : "; the native kernels of several fields are not "
+                      "ahead of Naive outside 2D "
+                      "(docs/decisions/auto-fields.md)",
+      why_not_native);
 }
 
 template <PolicyKinds Kinds, class ExecSpace, class T, int Rank,
@@ -178,7 +216,8 @@ plan(ExecSpace const& space, State<T, Rank, MemorySpace> const& state,
     STENCIL_EXPECT_SUPPORTED(!detail::tuning_requested(policy),
                              "Auto{.tune = true} does not time multi-field "
                              "stencils yet; use Auto{} or a policy");
-    detail::choose_fields_automatically<ExecSpace>(p);
+    detail::choose_fields_automatically<ExecSpace, T, Op>(
+        p, state.position_map_set());
   } else {
     detail::plan_fields_with<ExecSpace, T, Op>(p, policy);
   }
