@@ -9,11 +9,12 @@
 // earlier iteration: one barrier per iteration however deep the blocking,
 // and the levels of an iteration are independent of each other.
 //
-// Each written field keeps, per level below the last, a ring of its most
-// recent rows in shared memory: enough rows for the next level's taps and
-// for the earlier levels a later step reads at its own cell (a leapfrog's
-// n-1). A coefficient keeps one ring of the input, deep enough for the
-// deepest level's rows. A thread reads its own column's rows of a ring into
+// Each written field keeps a ring of its most recent rows in shared memory
+// per level below the last (which goes to global memory) and per earlier
+// level of the launch's input, copied in with the current one: enough rows
+// for the next level's taps and for the earlier levels a later step reads
+// at its own cell (a leapfrog's n-1). A coefficient keeps one ring of the
+// input, deep enough for the deepest level's rows. A thread reads its own column's rows of a ring into
 // registers once per level and iteration, and the other columns' taps from
 // the ring. Against the overlapped-tile kernel (kernels.hpp) only the rim
 // columns are recomputed, not rim rows as well, and a level keeps a few
@@ -47,8 +48,9 @@ inline constexpr int stream_threads = 256;
 /// column loads (R + 2r rows read for R cells) while the rings, which
 /// grow with it, leave the depth room in shared memory.
 inline constexpr int stream_rows = 2;
-/// The deepest compiled level (each level unrolls, so that every ring slot
-/// offset is a constant): the plan's default rim of 8 cells at radius 1.
+/// The deepest depth compiled: the levels below the last are unrolled, so
+/// that their ring slot offsets are constants (the last takes the launch's
+/// depth at run time); 8 is the default rim of 8 cells at radius 1.
 inline constexpr int stream_max_depth =
     max_depth_compiled < 8 ? max_depth_compiled : 8;
 
