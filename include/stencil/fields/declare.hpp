@@ -113,9 +113,10 @@ namespace detail {
 template <class Op>
 inline constexpr bool has_fields_v = requires { Op::fields::count; };
 
-/// The write slot of field `I` among the written fields.
+/// The write slot of field `I` among the written fields (on the device
+/// too: native kernels index their written values with it).
 template <class Fields, int I>
-constexpr int written_slot() {
+KOKKOS_INLINE_FUNCTION constexpr int written_slot() {
   int slot = 0;
   for (int f = 0; f < I; ++f) slot += Fields::written[f] ? 1 : 0;
   return slot;

@@ -113,9 +113,9 @@ void plan_fields_with(Plan& p, Policy const& policy) {
 /// Auto for a multi-field stencil. In 2D at radius 1, where the space has
 /// a native TemporalBlocking of several fields (CUDA) and its plan accepts
 /// the state (fixed and periodic sides, rings that fit), that at its
-/// default depth: on an H200 it ran the suite's radius-1 2D solvers 1.4x
-/// to 2x faster than Naive (docs/decisions/auto-fields.md); wider ones are
-/// not measured yet. Elsewhere Naive, saying why: it moves each field's
+/// default depth: measured ahead of Naive on the suite's radius-1 2D
+/// solvers (docs/decisions/auto-fields.md); wider ones are not measured
+/// yet. Elsewhere Naive, saying why: it moves each field's
 /// bytes once per step, and SpatialBlocking adds scratch copies the caches
 /// already save.
 template <class ExecSpace, class T, class Op>

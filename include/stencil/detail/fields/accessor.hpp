@@ -146,26 +146,36 @@ struct TiledFieldsNeighbourhood {
   KOKKOS_FORCEINLINE_FUNCTION double time() const { return t; }
 };
 
-/// Stores a functor's result for the cell at `at` into each written field.
+/// A functor's result as one value per written field (`Fields` declares
+/// them): `stencil::values{...}` or, for one written field, a scalar.
 template <class T, class Fields, class Result>
-KOKKOS_FORCEINLINE_FUNCTION void store_fields(
-    FieldBuffers<T, Fields> const& buffers, std::int64_t at,
-    Result const& result) {
+KOKKOS_FORCEINLINE_FUNCTION void functor_values(
+    Result const& result, T (&values)[Fields::written_count]) {
   constexpr int n = Fields::written_count;
   if constexpr (requires { result.value[0]; }) {
     static_assert(sizeof(result.value) / sizeof(result.value[0]) == n,
                   "stencil::values: the functor returns a different number "
                   "of values than the fields it declares written "
                   "(stencil::field; stencil::coefficient is not written)");
-    for (int s = 0; s < n; ++s) {
-      buffers.out[s][at] = static_cast<T>(result.value[s]);
-    }
+    for (int s = 0; s < n; ++s) values[s] = static_cast<T>(result.value[s]);
   } else {
     static_assert(n == 1,
                   "stencil::values: a stencil that writes several fields "
                   "returns stencil::values{...}, one value per written "
                   "field in declaration order");
-    buffers.out[0][at] = static_cast<T>(result);
+    values[0] = static_cast<T>(result);
+  }
+}
+
+/// Stores a functor's result for the cell at `at` into each written field.
+template <class T, class Fields, class Result>
+KOKKOS_FORCEINLINE_FUNCTION void store_fields(
+    FieldBuffers<T, Fields> const& buffers, std::int64_t at,
+    Result const& result) {
+  T values[Fields::written_count];
+  functor_values<T, Fields>(result, values);
+  for (int s = 0; s < Fields::written_count; ++s) {
+    buffers.out[s][at] = values[s];
   }
 }
 

@@ -14,11 +14,12 @@
 // level of the launch's input, copied in with the current one: enough rows
 // for the next level's taps and for the earlier levels a later step reads
 // at its own cell (a leapfrog's n-1). A coefficient keeps one ring of the
-// input, deep enough for the deepest level's rows. A thread reads its own column's rows of a ring into
-// registers once per level and iteration, and the other columns' taps from
-// the ring. Against the overlapped-tile kernel (kernels.hpp) only the rim
-// columns are recomputed, not rim rows as well, and a level keeps a few
-// rows instead of the whole tile, so the depth no longer eats the tile.
+// input, deep enough for the deepest level's rows. A thread reads its own
+// column's rows of a ring into registers once per level and iteration, and the
+// other columns' taps from the ring. Against the overlapped-tile kernel
+// (kernels.hpp) only the rim columns are recomputed, not rim rows as well, and
+// a level keeps a few rows instead of the whole tile, so the depth no longer
+// eats the tile.
 //
 // Halo cells (fixed boundaries) are never computed: a level's halo is the
 // halo of the buffer it will be written to, read from global memory. Along
@@ -26,6 +27,7 @@
 #pragma once
 
 #include <stencil/native_cuda/common/device.hpp>
+#include <stencil/native_cuda/fields/kernels.hpp>
 
 #include <stencil/detail/fields/accessor.hpp>
 #include <stencil/detail/neighbourhood.hpp>
@@ -209,40 +211,6 @@ struct StreamFieldsNeighbourhood {
   __device__ __forceinline__ double time() const { return t; }
 };
 
-template <int Count, class F>
-__device__ __forceinline__ void for_each_index(F&& f) {
-  [&]<int... I>(std::integer_sequence<int, I...>) {
-    (f(std::integral_constant<int, I>{}), ...);
-  }
-  (std::make_integer_sequence<int, Count>{});
-}
-
-/// The result of a functor as one value per written field.
-template <class T, int N, class Result>
-__device__ __forceinline__ void written_values(Result const& result,
-                                               T (&v)[N]) {
-  if constexpr (requires { result.value[0]; }) {
-    static_assert(sizeof(result.value) / sizeof(result.value[0]) == N,
-                  "stencil::values: the functor returns a different number "
-                  "of values than the fields it declares written");
-#pragma unroll
-    for (int s = 0; s < N; ++s) v[s] = static_cast<T>(result.value[s]);
-  } else {
-    static_assert(N == 1,
-                  "stencil::values: a stencil that writes several fields "
-                  "returns stencil::values{...}, one per written field");
-    v[0] = static_cast<T>(result);
-  }
-}
-
-/// The index among the written fields of written field f.
-template <class Fields>
-__host__ __device__ constexpr int written_index(int f) {
-  int w = 0;
-  for (int g = 0; g < f; ++g) w += Fields::written[g] ? 1 : 0;
-  return w;
-}
-
 /// A level number given at compile time or at run time.
 template <int Level>
 __device__ __forceinline__ constexpr int level_value(
@@ -334,7 +302,7 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
   // rows, depth lags behind, start at last0[f]. A coefficient's ring has
   // coefficient_rows[f], and every shift a level reads lies in (0, ring).
   int slot0[count], last_behind[count], last0[count], coefficient_rows[count];
-  for_each_index<count>([&](auto field) {
+  for_each_field<Fields>([&](auto field) {
     constexpr int f = decltype(field)::value;
     slot0[f] = 0;
     if constexpr (Fields::written[f]) {
@@ -361,7 +329,7 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
   // loaded an iteration ahead.
   T incoming[count][Fields::most_levels][R];
   auto load_input = [&](int y) {
-    for_each_index<count>([&](auto field) {
+    for_each_field<Fields>([&](auto field) {
       constexpr int f = decltype(field)::value;
       constexpr int levels = Fields::levels[f];
 #pragma unroll
@@ -389,7 +357,7 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
     T column[count][span];
     T const* row[count][span];
     T before[count][In::earlier][R];
-    for_each_index<count>([&](auto field) {
+    for_each_field<Fields>([&](auto field) {
       constexpr int f = decltype(field)::value;
       constexpr int rf = Fields::radii[f];
       constexpr int levels = Fields::levels[f];
@@ -422,14 +390,14 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
       int const y = next_row(a_row, j);
       In const in{column, row, before, j, y, gx, time};
       T value[written_count];
-      written_values<T>(p.op(in), value);
+      stencil::detail::functor_values<T, Fields>(p.op(in), value);
       bool const interior = x_interior & row_interior(y);
       bool const output = x_output & (a + j >= y_begin) & (a + j < y_end);
-      for_each_index<count>([&](auto field) {
+      for_each_field<Fields>([&](auto field) {
         constexpr int f = decltype(field)::value;
         if constexpr (Fields::written[f]) {
           constexpr int levels = Fields::levels[f];
-          T v = value[written_index<Fields>(f)];
+          T v = value[stencil::detail::written_slot<Fields, f>()];
           // The halo of the buffer level t goes to: the one that held
           // level t - levels, and so back to the launch's input. One
           // predicate, so that the load is predicated, not branched around.
@@ -458,7 +426,7 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
 
   for (int k = 0; k < iterations; ++k) {
     // Levels 0 and below: the input rows into their rings.
-    for_each_index<count>([&](auto field) {
+    for_each_field<Fields>([&](auto field) {
       constexpr int f = decltype(field)::value;
       constexpr int levels = Fields::levels[f];
       if constexpr (Fields::written[f]) {
@@ -496,7 +464,7 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
     advance_level(depth, std::true_type{}, k, last_row);
     last_row = next_row(last_row, R);
 
-    for_each_index<count>([&](auto field) {
+    for_each_field<Fields>([&](auto field) {
       constexpr int f = decltype(field)::value;
       constexpr bool written = Fields::written[f];
       int const n = written ? S::ring(f) : coefficient_rows[f];

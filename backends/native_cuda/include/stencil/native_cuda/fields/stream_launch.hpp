@@ -58,9 +58,8 @@ void plan_stream(Plan& p, std::string_view policy_name, int requested_depth) {
   if (requested_depth == 0) {
     // The default: the deepest (up to a rim of 8 cells) at which two
     // blocks share a multiprocessor. One block alone leaves the latency of
-    // its shared-memory and global loads exposed at every barrier; the
-    // H200 ran the double solvers faster at depth 4 with three blocks per
-    // SM than at depth 8 with one (docs/decisions/auto-fields.md).
+    // its shared-memory and global loads exposed at every barrier, and lost
+    // to a shallower depth with more blocks (docs/decisions/auto-fields.md).
     allow_dynamic_shared(function, device.shared_per_block_optin);
     while (depth > 1 &&
            resident_blocks_per_sm(function, stream_threads,
