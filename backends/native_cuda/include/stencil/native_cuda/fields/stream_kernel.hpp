@@ -50,9 +50,14 @@ inline constexpr int stream_threads = 256;
 /// column loads (R + 2r rows read for R cells) while the rings, which
 /// grow with it, leave the depth room in shared memory.
 inline constexpr int stream_rows = 2;
-/// The deepest depth compiled: the levels below the last are unrolled, so
-/// that their ring slot offsets are constants (the last takes the launch's
-/// depth at run time); 8 is the default rim of 8 cells at radius 1.
+/// Iterations ahead of its use that an input row is loaded: one
+/// iteration of the levels (a few hundred instructions a warp) does not
+/// cover the DRAM latency at two blocks per SM.
+inline constexpr int stream_ahead = 2;
+/// The deepest depth compiled: each depth is a kernel of its own, whose
+/// levels unroll with constant ring slot offsets and no branch between
+/// them, so that the compiler interleaves the levels of an iteration (they
+/// are independent); 8 is the default rim of 8 cells at radius 1.
 inline constexpr int stream_max_depth =
     max_depth_compiled < 8 ? max_depth_compiled : 8;
 
@@ -140,7 +145,6 @@ struct StreamParams {
   T* out[Fields::count][Fields::most_levels] = {};
   Op op;
   stencil::detail::PaddedLayout layout;
-  int depth = 1;
   int valid_width = 1;  // output columns per strip
   int strips = 1;
   /// Rows per block of the strips' rows laid end to end: a share may end
@@ -211,28 +215,20 @@ struct StreamFieldsNeighbourhood {
   __device__ __forceinline__ double time() const { return t; }
 };
 
-/// A level number given at compile time or at run time.
-template <int Level>
-__device__ __forceinline__ constexpr int level_value(
-    std::integral_constant<int, Level>) {
-  return Level;
-}
-__device__ __forceinline__ int level_value(int level) { return level; }
-
 /// Output rows [y_begin, y_end) of `strip`.
-template <class T, class Op>
+template <class T, class Op, int Depth>
 __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
                                                T* const shared, int strip,
                                                int y_begin, int y_end) {
   using Fields = typename Op::fields;
   using S = StreamShape<Fields>;
   using In = StreamFieldsNeighbourhood<T, Fields>;
-  constexpr int R = S::rows, L = S::lag, r = S::radius, D = S::max_depth;
+  constexpr int R = S::rows, L = S::lag, r = S::radius;
   constexpr int span = In::span;
   constexpr int count = Fields::count;
   constexpr int written_count = Fields::written_count;
 
-  int const depth = p.depth;
+  constexpr int depth = Depth;
   int const nx = p.layout.nx, ny = p.layout.ny, halo = p.layout.halo;
   int const tid = static_cast<int>(threadIdx.x);
   int const reach = depth * r;
@@ -253,8 +249,8 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
   int const gx = p.wrap_x ? wrapped(x, nx) : x;
   // This thread's column of the padded buffers (column 0 if it lies
   // outside, so that the address stays valid where the load is skipped).
-  std::int64_t const column_offset = x_loadable ? gx + halo : 0;
-  std::int64_t const stride = p.layout.stride_y;
+  int const column_offset = x_loadable ? gx + halo : 0;
+  int const stride = p.layout.stride_y;
   bool const x_output =
       (tid >= reach) & (tid < reach + p.valid_width) & (x < nx);
   // Rows: level t's first row of the iteration, as a buffer row (wrapped
@@ -264,8 +260,8 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
     int const v = y + step;
     return v >= period ? v - period : v;
   };
-  int row_of_level[D + 1];
-  for_each_index<D + 1>([&](auto level) {
+  int row_of_level[Depth + 1];
+  for_each_index<Depth + 1>([&](auto level) {
     constexpr int t = decltype(level)::value;
     row_of_level[t] = p.wrap_y ? wrapped(first - t * L, ny) : first - t * L;
   });
@@ -276,11 +272,36 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
     return p.wrap_y | (static_cast<unsigned>(y + halo) <
                        static_cast<unsigned>(ny + 2 * halo));
   };
-  auto offset = [&](int y) { return (y + halo) * stride + column_offset; };
-  // Buffer `from` at buffer row y, 0 outside the padded array.
+  // Every buffer at this thread's column, so that a row's address is one
+  // wide multiply-add. Rows count unsigned from the padded array's first:
+  // a row above it is never dereferenced (its load is predicated off).
+  T const* in_column[count][Fields::most_levels];
+  T* out_column[count][Fields::most_levels];
+  for_each_field<Fields>([&](auto field) {
+    constexpr int f = decltype(field)::value;
+    constexpr int levels = Fields::levels[f];
+#pragma unroll
+    for (int k = 0; k < levels; ++k) {
+      in_column[f][k] = p.in[f][k] + column_offset;
+      if constexpr (Fields::written[f]) {
+        out_column[f][k] = p.out[f][k] + column_offset;
+      }
+    }
+  });
+  unsigned const row_bytes = static_cast<unsigned>(stride) * sizeof(T);
+  auto at_row = [&](auto* column, int y) {
+    using Byte = std::conditional_t<
+        std::is_const_v<std::remove_pointer_t<decltype(column)>>,
+        unsigned char const, unsigned char>;
+    return reinterpret_cast<decltype(column)>(
+        reinterpret_cast<Byte*>(column) +
+        static_cast<std::uint64_t>(static_cast<unsigned>(y + halo)) *
+            row_bytes);
+  };
+  // Buffer column `from` at buffer row y, 0 outside the padded array.
   auto load = [&](T const* from, int y) {
     T v = T(0);
-    if (x_loadable & row_loadable(y)) v = from[offset(y)];
+    if (x_loadable & row_loadable(y)) v = *at_row(from, y);
     return v;
   };
   // Ring of field f at level t (1 - levels .. depth - 1; 0 for a
@@ -298,37 +319,58 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
   };
   // slot0[f]: the ring slot of this iteration's first input row. In a
   // written field's ring (of compile-time length) a row `shift` rows
-  // before it lies (-shift) mod ring slots after it, and the last level's
-  // rows, depth lags behind, start at last0[f]. A coefficient's ring has
-  // coefficient_rows[f], and every shift a level reads lies in (0, ring).
-  int slot0[count], last_behind[count], last0[count], coefficient_rows[count];
-  for_each_field<Fields>([&](auto field) {
+  // before it lies (-shift) mod ring slots after it. A coefficient's ring
+  // has S::coefficient_ring(f, Depth) rows, and every shift a level reads
+  // lies in (0, ring).
+  int slot0[count];
+  for_each_field<Fields>(
+      [&](auto field) { slot0[decltype(field)::value] = 0; });
+  // The element offset of every slot of a written field's ring, rotated to
+  // start at slot0: set once an iteration, so that a level (whose shifts
+  // are constants) addresses a ring row with one add instead of a wrap and
+  // a multiply each.
+  constexpr int longest_ring = [] {
+    int n = 1;
+    for (int g = 0; g < count; ++g) n = S::ring(g) > n ? S::ring(g) : n;
+    return n;
+  }();
+  int rotated[count][longest_ring];
+  auto rotate = [&] {
+    for_each_field<Fields>([&](auto field) {
+      constexpr int f = decltype(field)::value;
+      if constexpr (Fields::written[f]) {
+        constexpr int n = S::ring(f);
+#pragma unroll
+        for (int c = 0; c < n; ++c) {
+          int const s = slot0[f] + c;
+          rotated[f][c] = (s >= n ? s - n : s) * S::row_length;
+        }
+      }
+    });
+  };
+  // The offset of the row `shift` rows before slot0 (shift a constant).
+  auto rotated_row = [&](auto field, int shift) {
     constexpr int f = decltype(field)::value;
-    slot0[f] = 0;
-    if constexpr (Fields::written[f]) {
-      constexpr int n = S::ring(f);
-      last_behind[f] = ((-depth * L) % n + n) % n;
-      last0[f] = last_behind[f];
-    } else {
-      constexpr int rf = Fields::radii[f];  // S::coefficient_ring(f, depth)
-      coefficient_rows[f] = depth * L + R + rf;
-    }
-  });
-  auto slot = [&](auto field, int origin, int shift) {
-    constexpr int n = S::ring(decltype(field)::value);
-    int const s = origin + ((-shift) % n + n) % n;
-    return s >= n ? s - n : s;
+    constexpr int n = S::ring(f);
+    return rotated[f][((-shift) % n + n) % n];
   };
   auto coefficient_slot = [&](auto field, int shift) {
     constexpr int f = decltype(field)::value;
+    constexpr int n = S::coefficient_ring(f, Depth);
     int const s = slot0[f] - shift;
-    return s < 0 ? s + coefficient_rows[f] : s;
+    return s < 0 ? s + n : s;
   };
 
   // Each iteration's input rows, of every level of the launch's input, are
-  // loaded an iteration ahead.
-  T incoming[count][Fields::most_levels][R];
-  auto load_input = [&](int y) {
+  // loaded `A` iterations ahead into registers: iteration k reads stage
+  // k mod A, then loads iteration k + A's rows into it. The stage is a
+  // compile-time index (the iteration loop unrolls by A): moving registers
+  // down a stage would wait for their loads an iteration early.
+  constexpr int A = stream_ahead;
+  T incoming[A][count][Fields::most_levels][R];
+  auto load_input = [&](auto stage, int y, auto is_guarded) {
+    constexpr int a = decltype(stage)::value;
+    constexpr bool guarded = decltype(is_guarded)::value;
     for_each_field<Fields>([&](auto field) {
       constexpr int f = decltype(field)::value;
       constexpr int levels = Fields::levels[f];
@@ -336,24 +378,29 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
       for (int k = 0; k < levels; ++k) {
 #pragma unroll
         for (int j = 0; j < R; ++j) {
-          incoming[f][k][j] = load(p.in[f][k], next_row(y, j));
+          incoming[a][f][k][j] = guarded ? load(in_column[f][k], next_row(y, j))
+                                         : *at_row(in_column[f][k], y + j);
         }
       }
     });
   };
-  load_input(row_of_level[0]);
-  int last_row = p.wrap_y ? wrapped(first - depth * L, ny) : first - depth * L;
+  // The first row of the newest stage loaded.
+  int ahead_row = row_of_level[0];
+  for_each_index<A>([&](auto stage) {
+    if (decltype(stage)::value > 0) ahead_row = next_row(ahead_row, R);
+    load_input(stage, ahead_row, std::true_type{});
+  });
 
-  // One level's rows of an iteration. The levels below the last have a
-  // compile-time `level` (every slot offset a constant) and go to their
-  // rings; the last, at the run's depth, goes to global memory.
-  auto advance_level = [&](auto level, auto is_last, int k, int a_row) {
+  // One level's rows of an iteration (a compile-time `level`: every slot
+  // offset a constant). The levels below the last go to their rings, the
+  // last to global memory.
+  auto advance_level = [&](auto level, auto is_last, auto is_guarded, int k,
+                           int a_row) {
     constexpr bool last = decltype(is_last)::value;
-    int const t = level_value(level);
+    constexpr bool guarded = decltype(is_guarded)::value;
+    constexpr int t = decltype(level)::value;
     int const a = first + R * k - t * L;  // the level's first row
-    // Slots: the intermediate levels count their lag in the constant
-    // shift, the last level in its origin (last0).
-    int const lagged = last ? 0 : t * L;
+    constexpr int lagged = t * L;         // rows behind the input
     T column[count][span];
     T const* row[count][span];
     T before[count][In::earlier][R];
@@ -361,16 +408,17 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
       constexpr int f = decltype(field)::value;
       constexpr int rf = Fields::radii[f];
       constexpr int levels = Fields::levels[f];
-      int const o = last ? last0[f] : slot0[f];
       T const* const ring = ring_of(field, t - 1);
       // Rows a - rf .. a + R + rf of the level below (the input for a
       // coefficient), laid out with the largest radius.
 #pragma unroll
       for (int i = r - rf; i < r + R + rf; ++i) {
-        int const s = Fields::written[f]
-                          ? slot(field, o, lagged + r - i)
-                          : coefficient_slot(field, t * L + r - i);
-        row[f][i] = ring + s * S::row_length;
+        if constexpr (!Fields::written[f]) {
+          row[f][i] =
+              ring + coefficient_slot(field, t * L + r - i) * S::row_length;
+        } else {
+          row[f][i] = ring + rotated_row(field, lagged + r - i);
+        }
         column[f][i] = row[f][i][0];
       }
       // Earlier levels at the cell: level -m of step t is level t - 1 - m,
@@ -379,44 +427,43 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
       for (int m = 1; m < levels; ++m) {
 #pragma unroll
         for (int j = 0; j < R; ++j) {
-          before[f][m - 1][j] = ring_of(
-              field, t - 1 - m)[slot(field, o, lagged - j) * S::row_length];
+          T const* const earlier = ring_of(field, t - 1 - m);
+          before[f][m - 1][j] = earlier[rotated_row(field, lagged - j)];
         }
       }
     });
     double const time = p.t0 + (t - 1) * p.dt;
 #pragma unroll
     for (int j = 0; j < R; ++j) {
-      int const y = next_row(a_row, j);
+      int const y = guarded ? next_row(a_row, j) : a_row + j;
       In const in{column, row, before, j, y, gx, time};
       T value[written_count];
       stencil::detail::functor_values<T, Fields>(p.op(in), value);
-      bool const interior = x_interior & row_interior(y);
-      bool const output = x_output & (a + j >= y_begin) & (a + j < y_end);
+      bool const interior = !guarded || (x_interior & row_interior(y));
+      bool const output =
+          guarded ? x_output & (a + j >= y_begin) & (a + j < y_end) : x_output;
       for_each_field<Fields>([&](auto field) {
         constexpr int f = decltype(field)::value;
         if constexpr (Fields::written[f]) {
           constexpr int levels = Fields::levels[f];
           T v = value[stencil::detail::written_slot<Fields, f>()];
-          // The halo of the buffer level t goes to: the one that held
-          // level t - levels, and so back to the launch's input. One
-          // predicate, so that the load is predicated, not branched around.
-          T halo_value = T(0);
-          if (!interior & x_loadable & row_loadable(y)) {
-            halo_value = p.in[f][(levels - t % levels) % levels][offset(y)];
-          }
-          v = interior ? v : halo_value;
+          // A halo cell keeps the value of the buffer level t goes to, the
+          // one that held level t - levels: that level's value at the cell,
+          // which the level has read already (and, below level 1, the
+          // launch's input, whose halo the loads brought in). No load.
+          T kept = column[f][r + j];
+          if constexpr (levels > 1) kept = before[f][levels - 2][j];
+          v = interior ? v : kept;
           if constexpr (!last) {
-            ring_of(field,
-                    t)[slot(field, slot0[f], lagged - j) * S::row_length] = v;
+            ring_of(field, t)[rotated_row(field, lagged - j)] = v;
           } else if (output) {
-            std::int64_t const at = offset(y);
-            p.out[f][0][at] = v;
+            *at_row(out_column[f][0], y) = v;
             // Level -m after the launch is level depth - m: the current
             // level of the last step, then its earlier ones.
 #pragma unroll
             for (int m = 1; m < levels; ++m) {
-              p.out[f][m][at] = m == 1 ? column[f][r + j] : before[f][m - 2][j];
+              *at_row(out_column[f][m], y) =
+                  m == 1 ? column[f][r + j] : before[f][m - 2][j];
             }
           }
         }
@@ -424,7 +471,13 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
     }
   };
 
-  for (int k = 0; k < iterations; ++k) {
+  auto iteration = [&](int k, auto stage, auto is_guarded) {
+    constexpr int a = decltype(stage)::value;
+    constexpr bool guarded = decltype(is_guarded)::value;
+    rotate();
+    auto step = [&](int y, int by) {
+      return guarded ? next_row(y, by) : y + by;
+    };
     // Levels 0 and below: the input rows into their rings.
     for_each_field<Fields>([&](auto field) {
       constexpr int f = decltype(field)::value;
@@ -434,48 +487,67 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
         for (int k = 0; k < levels; ++k) {
 #pragma unroll
           for (int j = 0; j < R; ++j) {
-            ring_of(field, -k)[slot(field, slot0[f], -j) * S::row_length] =
-                incoming[f][k][j];
+            ring_of(field, -k)[rotated_row(field, -j)] = incoming[a][f][k][j];
           }
         }
-        constexpr int n = S::ring(f);
-        int const o = slot0[f] + last_behind[f];
-        last0[f] = o >= n ? o - n : o;
       } else {
+        constexpr int n = S::coefficient_ring(f, Depth);
 #pragma unroll
         for (int j = 0; j < R; ++j) {
           int const s = slot0[f] + j;
-          ring_of(field,
-                  0)[(s >= coefficient_rows[f] ? s - coefficient_rows[f] : s) *
-                     S::row_length] = incoming[f][0][j];
+          ring_of(field, 0)[(s >= n ? s - n : s) * S::row_length] =
+              incoming[a][f][0][j];
         }
       }
     });
-    row_of_level[0] = next_row(row_of_level[0], R);
-    load_input(row_of_level[0]);
+    ahead_row = step(ahead_row, R);
+    load_input(stage, ahead_row, is_guarded);
 
-    for_each_index<D - 1>([&](auto level_minus_one) {
+    for_each_index<Depth>([&](auto level_minus_one) {
       constexpr int t = decltype(level_minus_one)::value + 1;
-      if (t >= depth) return;
-      advance_level(std::integral_constant<int, t>{}, std::false_type{}, k,
+      advance_level(std::integral_constant<int, t>{},
+                    std::bool_constant<t == Depth>{}, is_guarded, k,
                     row_of_level[t]);
-      row_of_level[t] = next_row(row_of_level[t], R);
+      row_of_level[t] = step(row_of_level[t], R);
     });
-    advance_level(depth, std::true_type{}, k, last_row);
-    last_row = next_row(last_row, R);
 
     for_each_field<Fields>([&](auto field) {
       constexpr int f = decltype(field)::value;
       constexpr bool written = Fields::written[f];
-      int const n = written ? S::ring(f) : coefficient_rows[f];
+      constexpr int n = written ? S::ring(f) : S::coefficient_ring(f, Depth);
       slot0[f] += R;
       if (slot0[f] >= n) slot0[f] -= n;
     });
-    __syncthreads();
+  };
+
+  // A warp's iteration is unguarded when every row it computes or loads
+  // lies inside the grid, unwrapped, the last level's rows are all output
+  // rows, and every column of the warp lies inside (or wraps): then no cell
+  // needs a boundary test, a wrap or a halo value. That is every iteration
+  // but the first and last few of a segment, in every warp but those on the
+  // grid's left and right edges. The branch is uniform in the warp (the
+  // iteration holds no barrier), so the guarded code's selects and
+  // predicated halo loads cost only the warps that need them.
+  bool const warp_interior = __all_sync(0xffffffffu, x_interior);
+  for (int k0 = 0; k0 < iterations; k0 += A) {
+    for_each_index<A>([&](auto stage) {
+      int const k = k0 + decltype(stage)::value;
+      if (k >= iterations) return;
+      int const a_last = first + R * k - depth * L;
+      bool const unguarded = warp_interior & (a_last >= y_begin) &
+                             (a_last + R <= y_end) &
+                             (first + R * (k + A + 1) <= ny);
+      if (unguarded) {
+        iteration(k, stage, std::false_type{});
+      } else {
+        iteration(k, stage, std::true_type{});
+      }
+      __syncthreads();
+    });
   }
 }
 
-template <class T, class Op>
+template <class T, class Op, int Depth>
 __global__ void __launch_bounds__(stream_threads)
     stream_steps(StreamParams<T, Op> p) {
   using S = StreamShape<typename Op::fields>;
@@ -483,7 +555,7 @@ __global__ void __launch_bounds__(stream_threads)
   T* const shared = reinterpret_cast<T*>(shared_raw);
   // Zero every ring once, pads included: the pad columns are never
   // written, and only rim columns read them.
-  int const total = S::total_per_depth * p.depth + S::total_fixed;
+  constexpr int total = S::total_per_depth * Depth + S::total_fixed;
   for (int i = static_cast<int>(threadIdx.x); i < total; i += S::threads) {
     shared[i] = T(0);
   }
@@ -497,7 +569,7 @@ __global__ void __launch_bounds__(stream_threads)
     int const y_begin = static_cast<int>(at % ny);
     int const y_end =
         static_cast<int>(min(static_cast<long long>(ny), y_begin + (end - at)));
-    stream_segment(p, shared, strip, y_begin, y_end);
+    stream_segment<T, Op, Depth>(p, shared, strip, y_begin, y_end);
     at += y_end - y_begin;
   }
 }

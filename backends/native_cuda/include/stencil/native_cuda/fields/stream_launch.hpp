@@ -36,6 +36,17 @@ constexpr int stream_valid_width(int depth) {
   return stream_threads - 2 * depth * Fields::radius;
 }
 
+/// The kernel for `depth` steps (1 to stream_max_depth).
+template <class T, class Op>
+auto stream_function(int depth) {
+  void (*function)(StreamParams<T, Op>) = nullptr;
+  for_each_index<stream_max_depth>([&](auto d) {
+    constexpr int compiled = decltype(d)::value + 1;
+    if (depth == compiled) function = &stream_steps<T, Op, compiled>;
+  });
+  return function;
+}
+
 /// The fewest rows of a block's share: below it the rows streamed before
 /// the first output row (radius x depth of overlap, lag x depth to fill the
 /// pipeline) outweigh the output.
@@ -52,7 +63,6 @@ void plan_stream(Plan& p, std::string_view policy_name, int requested_depth) {
   using Fields = typename Op::fields;
   using S = StreamShape<Fields>;
   DeviceLimits const device = current_device_limits();
-  auto const function = &stream_steps<T, Op>;
   int depth =
       requested_depth > 0 ? requested_depth : stream_default_depth<Fields>();
   if (requested_depth == 0) {
@@ -60,18 +70,19 @@ void plan_stream(Plan& p, std::string_view policy_name, int requested_depth) {
     // blocks share a multiprocessor. One block alone leaves the latency of
     // its shared-memory and global loads exposed at every barrier, and lost
     // to a shallower depth with more blocks (docs/decisions/auto-fields.md).
-    allow_dynamic_shared(function, device.shared_per_block_optin);
-    while (depth > 1 &&
-           resident_blocks_per_sm(function, stream_threads,
-                                  S::template shared_bytes<T>(depth)) < 2) {
-      --depth;
-    }
+    auto blocks_per_sm = [&](int d) {
+      auto const function = stream_function<T, Op>(d);
+      allow_dynamic_shared(function, device.shared_per_block_optin);
+      return resident_blocks_per_sm(function, stream_threads,
+                                    S::template shared_bytes<T>(d));
+    };
+    while (depth > 1 && blocks_per_sm(depth) < 2) --depth;
   }
   STENCIL_EXPECT_SUPPORTED(
       depth <= stream_max_depth, policy_name,
       " of several fields in 2D: at depth ", depth,
       " it would need more levels than the ", stream_max_depth,
-      " compiled (each is unrolled in the kernel); it runs depths 1 to ",
+      " compiled (each depth is a kernel of its own); it runs depths 1 to ",
       stream_max_depth);
   STENCIL_EXPECT_SUPPORTED(
       stream_valid_width<Fields>(depth) >= 1, policy_name, ": at depth ", depth,
@@ -81,6 +92,7 @@ void plan_stream(Plan& p, std::string_view policy_name, int requested_depth) {
       (stream_threads + 2 * Fields::radius - 1) /
           std::max(1, 2 * Fields::radius));
   std::size_t const bytes = S::template shared_bytes<T>(depth);
+  auto const function = stream_function<T, Op>(depth);
   if (!shared_memory_fits(function, bytes, device)) {
     int deepest = 0;
     for (int d = 1; d <= stream_max_depth; ++d) {
@@ -143,7 +155,6 @@ void launch_stream(Kokkos::Cuda const& space,
   params.op = op;
   params.layout =
       stencil::detail::make_layout<Rank>(state.extents(), state.halo());
-  params.depth = depth;
   // A shallower launch (the last of a call, or one cut short by a hook)
   // keeps the plan's strips: its rims are narrower, its output the same.
   params.valid_width = p.tile.x;
@@ -161,7 +172,7 @@ void launch_stream(Kokkos::Cuda const& space,
   auto const blocks = static_cast<unsigned>((rows + p.tile.y - 1) / p.tile.y);
   std::size_t const bytes =
       StreamShape<Fields>::template shared_bytes<T>(depth);
-  auto const function = &stream_steps<T, Op>;
+  auto const function = stream_function<T, Op>(depth);
   allow_dynamic_shared(function, bytes);
   function<<<blocks, stream_threads, bytes, space.cuda_stream()>>>(params);
   STENCIL_CUDA_CHECK(cudaGetLastError());
