@@ -669,6 +669,10 @@ TYPED_TEST(Fields, NativeTemporalBlockingStreamsEveryFieldKind) {
         << text.str();
     EXPECT_EQ(p.local_memory_bytes, 0) << text.str();
     EXPECT_GE(p.blocks_per_sm, 2) << text.str();
+    // Auto takes it at every radius (this state's widest is 2).
+    auto const chosen = stencil::plan(Space{}, s, Op{}, stencil::Auto{});
+    EXPECT_EQ(chosen.policy, stencil::PolicyKind::temporal_blocking)
+        << chosen.reason;
     // Depths the default may pass over (it keeps two blocks per SM) and
     // one that does not divide the step counts.
     for (int depth = 1; depth <= 4; ++depth) {

@@ -110,23 +110,17 @@ void plan_fields_with(Plan& p, Policy const& policy) {
   }
 }
 
-/// Auto for a multi-field stencil. In 2D at radius 1, where the space has
-/// a native TemporalBlocking of several fields (CUDA) and its plan accepts
-/// the state (fixed and periodic sides, rings that fit), that at its
-/// default depth: measured ahead of Naive on the suite's radius-1 2D
-/// solvers (docs/decisions/auto-fields.md); wider ones are not measured
-/// yet. Elsewhere Naive, saying why: it moves each field's
-/// bytes once per step, and SpatialBlocking adds scratch copies the caches
-/// already save.
+/// Auto for a multi-field stencil. In 2D, where the space has a native
+/// TemporalBlocking of several fields (CUDA) and its plan accepts the state
+/// (fixed and periodic sides, rings that fit), that at its default depth:
+/// measured ahead of Naive on every 2D solver of the suite, radius 1 to 4
+/// (docs/decisions/auto-fields.md). Elsewhere Naive, saying why: it moves
+/// each field's bytes once per step, and SpatialBlocking adds scratch
+/// copies the caches already save.
 template <class ExecSpace, class T, class Op>
 void choose_fields_automatically(Plan& p, bool position_mapped) {
   std::string why_not_native;
-  if constexpr (Op::rank == 2 && Op::fields::radius > 1) {
-    why_not_native =
-        "; the native TemporalBlocking of several fields is measured ahead "
-        "of Naive at radius 1 only (docs/decisions/auto-fields.md)";
-  } else if constexpr (Op::rank == 2 &&
-                       runs_fields<TemporalBlocking, ExecSpace>()) {
+  if constexpr (Op::rank == 2 && runs_fields<TemporalBlocking, ExecSpace>()) {
     if (position_mapped) {
       why_not_native =
           "; the native TemporalBlocking reads positions of a whole state, "
@@ -137,10 +131,10 @@ void choose_fields_automatically(Plan& p, bool position_mapped) {
         plan_fields_with<ExecSpace, T, Op>(native, TemporalBlocking{});
         native.chosen_by_auto = true;
         native.reason =
-            "multi-field stencils in 2D at radius 1 take the native "
-            "TemporalBlocking at its default depth, which moves each field's "
-            "bytes once per depth steps and ran the suite's radius-1 2D "
-            "solvers faster than Naive (docs/decisions/auto-fields.md)";
+            "multi-field stencils in 2D take the native TemporalBlocking at "
+            "its default depth, which moves each field's bytes once per "
+            "depth steps and ran every 2D solver of the suite faster than "
+            "Naive (docs/decisions/auto-fields.md)";
         p = native;
         return;
       } catch (unsupported const& e) {
