@@ -22,8 +22,15 @@
 // eats the tile.
 //
 // Halo cells (fixed boundaries) are never computed: a level's halo is the
-// halo of the buffer it will be written to, read from global memory. Along
-// a periodic axis every cell is computed and the input is read wrapped.
+// halo of the buffer it will be written to, the one that held the level
+// `levels` steps earlier, so a halo cell keeps that level's value, which
+// the level reads at the cell anyway; only the launch's input comes from
+// global memory. Along a periodic axis every cell is computed and the
+// input is read wrapped.
+//
+// Each depth is a kernel of its own: its levels unroll with no branch
+// between them (the compiler interleaves them) and every ring slot is a
+// constant offset into a table rotated once an iteration.
 #pragma once
 
 #include <stencil/native_cuda/common/device.hpp>
@@ -50,9 +57,10 @@ inline constexpr int stream_threads = 256;
 /// column loads (R + 2r rows read for R cells) while the rings, which
 /// grow with it, leave the depth room in shared memory.
 inline constexpr int stream_rows = 2;
-/// Iterations ahead of its use that an input row is loaded: one
-/// iteration of the levels (a few hundred instructions a warp) does not
-/// cover the DRAM latency at two blocks per SM.
+/// Iterations ahead of its use that an input row is loaded: an
+/// iteration of the levels (some 170 instructions a warp at depth 4) is
+/// shorter than a DRAM latency under load. Not measured against 1 since
+/// the halo loads went (before, it made no difference either way).
 inline constexpr int stream_ahead = 2;
 /// The deepest depth compiled: each depth is a kernel of its own, whose
 /// levels unroll with constant ring slot offsets and no branch between
@@ -527,7 +535,7 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
   // but the first and last few of a segment, in every warp but those on the
   // grid's left and right edges. The branch is uniform in the warp (the
   // iteration holds no barrier), so the guarded code's selects and
-  // predicated halo loads cost only the warps that need them.
+  // predicated loads cost only the warps that need them.
   bool const warp_interior = __all_sync(0xffffffffu, x_interior);
   for (int k0 = 0; k0 < iterations; k0 += A) {
     for_each_index<A>([&](auto stage) {
