@@ -246,7 +246,7 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
   int const first = p.wrap_y ? y_begin - reach : max(y_begin - reach, -r);
   int const iterations = (y_end - first + depth * L + R - 1) / R;
 
-  // Everything per cell is a compare or an add: the hot path keeps no
+  // Guarded (below), everything per cell is a compare or an add: no
   // branches for the boundaries (they split the code into regions the
   // compiler cannot interleave) and no division for the periodic wrap.
   auto wrapped = [](int v, int n) { return ((v % n) + n) % n; };
