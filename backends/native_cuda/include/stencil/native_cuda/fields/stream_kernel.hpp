@@ -55,12 +55,13 @@ namespace stencil::native_cuda::fields {
 inline constexpr int stream_threads = 256;
 /// Rows a level computes per iteration: 2 amortise the barrier and the
 /// column loads (R + 2r rows read for R cells) while the rings, which
-/// grow with it, leave the depth room in shared memory.
+/// grow with it, leave the depth room in shared memory; 3 won and lost
+/// by turns (docs/decisions/auto-fields.md).
 inline constexpr int stream_rows = 2;
 /// Iterations ahead of its use that an input row is loaded: an
 /// iteration of the levels (some 170 instructions a warp at depth 4) is
-/// shorter than a DRAM latency under load. Not measured against 1 since
-/// the halo loads went (before, it made no difference either way).
+/// shorter than a DRAM latency under load. Two beat one on the leapfrog
+/// and tied elsewhere (docs/decisions/auto-fields.md).
 inline constexpr int stream_ahead = 2;
 /// The deepest depth compiled: each depth is a kernel of its own, whose
 /// levels unroll with constant ring slot offsets and no branch between
