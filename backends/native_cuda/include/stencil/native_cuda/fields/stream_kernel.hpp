@@ -79,7 +79,6 @@ struct StreamShape {
   static constexpr int lag = rows + radius;
   static constexpr int pad = radius;
   static constexpr int row_length = threads + 2 * pad;
-  static constexpr int max_depth = stream_max_depth;
   /// Rows in a ring of written field f. Its level t is read by level t + 1
   /// at rows [a - lag - r_f, a) while it writes [a, a + rows), and, as its
   /// level -m, by level t + 1 + m at that level's own cells, (m + 1) lags
