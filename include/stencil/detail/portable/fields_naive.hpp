@@ -4,6 +4,7 @@
 #pragma once
 
 #include <stencil/detail/fields/accessor.hpp>
+#include <stencil/detail/portable/fields_naive_window.hpp>
 #include <stencil/detail/portable/layout.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -13,14 +14,11 @@
 
 namespace stencil::detail {
 
-/// Device spaces: one cell per thread, x fastest, so that a warp's loads and
-/// stores of each field are contiguous (every field is its own array).
-/// Host spaces: a row per iteration, so the inner loop over x vectorises.
+/// The host path: one row per iteration, so that the inner loop over x
+/// vectorises. Device spaces run the window kernel (fields_naive_window.hpp).
 template <class T, int Rank, class Op, class Index>
-struct FieldsNaiveSweep {
+struct FieldsNaiveRows {
   using Fields = typename Op::fields;
-  struct PerCell {};
-  struct PerRow {};
 
   FieldBuffers<T, Fields> buffers;
   Op op;
@@ -28,28 +26,25 @@ struct FieldsNaiveSweep {
   double time;
   PositionMap map;
 
-  KOKKOS_FORCEINLINE_FUNCTION void update(int z, int y, int x) const {
-    std::int64_t const at = layout.offset<std::int64_t>(z, y, x);
-    store_fields(buffers, at,
-                 op(FieldsNeighbourhood<T, Rank, Fields>{
-                     buffers, at, layout.stride_y, layout.stride_z, z, y, x,
-                     time, map}));
-  }
-
-  KOKKOS_FUNCTION void operator()(PerCell, Index cell) const {
-    int const x = static_cast<int>(cell % layout.nx);
-    Index const row = cell / layout.nx;
+  KOKKOS_FUNCTION void operator()(Index row) const {
     int const y = static_cast<int>(row % layout.ny);
     int const z = static_cast<int>(row / layout.ny);
-    update(z, y, x);
-  }
-
-  KOKKOS_FUNCTION void operator()(PerRow, Index row) const {
-    int const y = static_cast<int>(row % layout.ny);
-    int const z = static_cast<int>(row / layout.ny);
-    for (int x = 0; x < layout.nx; ++x) update(z, y, x);
+    for (int x = 0; x < layout.nx; ++x) {
+      std::int64_t const at = layout.offset<std::int64_t>(z, y, x);
+      store_fields(buffers, at,
+                   op(FieldsNeighbourhood<T, Rank, Fields>{
+                       buffers, at, layout.stride_y, layout.stride_z, z, y, x,
+                       time, map}));
+    }
   }
 };
+
+/// Padded cells of one buffer: the bound of every offset a kernel forms.
+inline std::int64_t padded_buffer_cells(PaddedLayout const& layout, int rank) {
+  std::int64_t const rows = rank >= 2 ? layout.ny + 2 * layout.halo : 1;
+  std::int64_t const planes = rank >= 3 ? layout.nz + 2 * layout.halo : 1;
+  return planes * rows * (layout.nx + 2 * layout.halo);
+}
 
 template <class ExecSpace, class T, int Rank, class Op>
 void fields_naive_step(ExecSpace const& space,
@@ -58,26 +53,38 @@ void fields_naive_step(ExecSpace const& space,
                        PositionMap const& map = {}) {
   auto launch = [&](auto index) {
     using Index = decltype(index);
-    using Sweep = FieldsNaiveSweep<T, Rank, Op, Index>;
-    Sweep const sweep{buffers, op, layout, time, map};
-    Index const rows = static_cast<Index>(layout.nz) * layout.ny;
     if constexpr (is_host_space_v<ExecSpace>) {
+      using Sweep = FieldsNaiveRows<T, Rank, Op, Index>;
+      Index const rows = static_cast<Index>(layout.nz) * layout.ny;
       Kokkos::parallel_for(
           "stencil::fields_naive",
-          Kokkos::RangePolicy<ExecSpace, typename Sweep::PerRow,
-                              Kokkos::IndexType<Index>>(space, 0, rows),
-          sweep);
+          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<Index>>(space, 0,
+                                                                   rows),
+          Sweep{buffers, op, layout, time, map});
     } else {
-      Kokkos::parallel_for(
-          "stencil::fields_naive",
-          Kokkos::RangePolicy<ExecSpace, typename Sweep::PerCell,
-                              Kokkos::IndexType<Index>>(space, 0,
-                                                        rows * layout.nx),
-          sweep);
+      int const v =
+          fields_vector_width<T, Rank, typename Op::fields>(buffers, layout);
+      if constexpr (max_vector_width_v<T> >= 4) {
+        if (v >= 4) {
+          fields_window_step_as<4, Index>(space, buffers, op, layout, time,
+                                          map);
+          return;
+        }
+      }
+      if constexpr (max_vector_width_v<T> >= 2) {
+        if (v >= 2) {
+          fields_window_step_as<2, Index>(space, buffers, op, layout, time,
+                                          map);
+          return;
+        }
+      }
+      fields_window_step_as<1, Index>(space, buffers, op, layout, time, map);
     }
   };
-  // 32-bit cell indices where they fit: cheaper division on GPUs.
-  if (layout.interior_cells() < std::numeric_limits<std::int32_t>::max()) {
+  // 32-bit indices where they fit (half the range: the thread count rounds
+  // rows up to whole warps and row groups): cheaper division on GPUs.
+  if (padded_buffer_cells(layout, Rank) <
+      std::numeric_limits<std::int32_t>::max() / 2) {
     launch(std::int32_t{});
   } else {
     launch(std::int64_t{});

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace stencil::native_cuda::fields {
 
@@ -37,14 +38,17 @@ constexpr int stream_valid_width(int depth) {
 }
 
 /// The kernel for `depth` steps (1 to stream_max_depth).
+/// (A host-only fold: for_each_index is __host__ __device__, and nvcc warns
+/// when it calls a host lambda.)
 template <class T, class Op>
 auto stream_function(int depth) {
-  void (*function)(StreamParams<T, Op>) = nullptr;
-  for_each_index<stream_max_depth>([&](auto d) {
-    constexpr int compiled = decltype(d)::value + 1;
-    if (depth == compiled) function = &stream_steps<T, Op, compiled>;
-  });
-  return function;
+  using Function = void (*)(StreamParams<T, Op>);
+  return [depth]<int... D>(std::integer_sequence<int, D...>) {
+    Function function = nullptr;
+    ((function = depth == D + 1 ? &stream_steps<T, Op, D + 1> : function), ...);
+    return function;
+  }
+  (std::make_integer_sequence<int, stream_max_depth>{});
 }
 
 /// The fewest rows of a block's share: below it the rows streamed before
