@@ -616,10 +616,22 @@ TYPED_TEST(Fields, NativeTemporalBlockingStreamsEveryFieldKind) {
         << text.str();
     EXPECT_EQ(p.local_memory_bytes, 0) << text.str();
     EXPECT_GE(p.blocks_per_sm, 2) << text.str();
-    // Auto takes it at every radius (this state's widest is 2).
+    // Auto takes it (this state's widest radius is 2), but not for the
+    // radius-4 wave in float, where it ran behind Naive.
     auto const chosen = stencil::plan(Space{}, s, Op{}, stencil::Auto{});
     EXPECT_EQ(chosen.policy, stencil::PolicyKind::temporal_blocking)
         << chosen.reason;
+    using Wide = stencil::suite::Wave<2, 4>;
+    stencil::State<float, 2, typename Space::memory_space> wide(
+        "wide", {301, 517}, stencil::field_specs<Wide>({"u"}), {.halo = 4});
+    auto const naive = stencil::plan(Space{}, wide, Wide{}, stencil::Auto{});
+    EXPECT_EQ(naive.policy, stencil::PolicyKind::naive) << naive.reason;
+    EXPECT_NE(naive.reason.find("radius 4"), std::string::npos) << naive.reason;
+    stencil::State<double, 2, typename Space::memory_space> wide_double(
+        "wide", {301, 517}, stencil::field_specs<Wide>({"u"}), {.halo = 4});
+    EXPECT_EQ(
+        stencil::plan(Space{}, wide_double, Wide{}, stencil::Auto{}).policy,
+        stencil::PolicyKind::temporal_blocking);
     // Depths the default may pass over (it keeps two blocks per SM) and
     // one that does not divide the step counts.
     for (int depth = 1; depth <= 4; ++depth) {

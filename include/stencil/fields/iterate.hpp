@@ -113,15 +113,20 @@ void plan_fields_with(Plan& p, Policy const& policy) {
 /// Auto for a multi-field stencil. In 2D, where the space has a native
 /// TemporalBlocking of several fields (CUDA) and its plan accepts the state
 /// (fixed and periodic sides, rings that fit), that at its default depth:
-/// measured ahead of Naive on every 2D solver of the suite, radius 1 to 4
-/// (docs/decisions/auto-fields.md). Elsewhere Naive, saying why: it moves
-/// each field's bytes once per step, and SpatialBlocking adds scratch
-/// copies the caches already save.
+/// measured ahead of Naive on every 2D solver of the suite but the
+/// radius-4 wave in float, where its depth of 2 ran behind Naive's
+/// register windows (docs/decisions/auto-fields.md). Elsewhere Naive,
+/// saying why: it moves each field's bytes once per step, and
+/// SpatialBlocking adds scratch copies the caches already save.
 template <class ExecSpace, class T, class Op>
 void choose_fields_automatically(Plan& p, bool position_mapped) {
   std::string why_not_native;
   if constexpr (Op::rank == 2 && runs_fields<TemporalBlocking, ExecSpace>()) {
-    if (position_mapped) {
+    if (Op::fields::radius >= 4 && sizeof(T) < 8) {
+      why_not_native =
+          "; at radius 4 in 4-byte values the native TemporalBlocking (depth "
+          "2) ran behind Naive on the suite's wave";
+    } else if (position_mapped) {
       why_not_native =
           "; the native TemporalBlocking reads positions of a whole state, "
           "and this one is a rank's block of a distributed domain";
@@ -133,8 +138,8 @@ void choose_fields_automatically(Plan& p, bool position_mapped) {
         native.reason =
             "multi-field stencils in 2D take the native TemporalBlocking at "
             "its default depth, which moves each field's bytes once per "
-            "depth steps and ran every 2D solver of the suite faster than "
-            "Naive (docs/decisions/auto-fields.md)";
+            "depth steps and ran the suite's 2D solvers faster than Naive "
+            "(docs/decisions/auto-fields.md)";
         p = native;
         return;
       } catch (unsupported const& e) {
