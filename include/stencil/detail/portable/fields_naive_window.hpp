@@ -27,12 +27,15 @@ KOKKOS_FORCEINLINE_FUNCTION void for_each_constant(F&& f) {
   (std::make_integer_sequence<int, Count>{});
 }
 
-/// Rows of one column block per thread: four, so that the rows share their
-/// vertical neighbours' loads, halving while the values a functor of this
-/// shape can read from the windows (each field at its own radius, plus the
-/// earlier levels' centres) exceed 128 32-bit registers. Unread window
-/// entries are dead loads and cost nothing; this keeps the deep 3D waves
-/// from spilling.
+/// Rows of one column block per thread, which share their vertical
+/// neighbours' loads: those re-reads from L2 bound this kernel (L2 88%
+/// busy at four rows on heat-varcoef2d). Eight rows in 2D at radius 1,
+/// four otherwise (at radius 2 and 4 eight ran slower:
+/// docs/decisions/naive-vector-kernel.md), halving while the values a
+/// functor of this shape can read from the windows (each field at its own
+/// radius, plus the earlier levels' centres) exceed a register budget.
+/// Unread window entries are dead loads and cost nothing; the budget keeps
+/// the deep 3D waves from spilling.
 template <class T, int Rank, class Op, int V>
 constexpr int fields_window_rows() {
   using Fields = typename Op::fields;
@@ -53,8 +56,10 @@ constexpr int fields_window_rows() {
       }
       return values * static_cast<int>(sizeof(T)) / 4;
     };
-    int rows = 4;
-    while (rows > 1 && live_registers(rows) > 128) rows /= 2;
+    constexpr bool narrow = Rank == 2 && Fields::radius == 1;
+    int rows = narrow ? 8 : 4;
+    int const budget = narrow ? 160 : 128;  // 32-bit registers
+    while (rows > 1 && live_registers(rows) > budget) rows /= 2;
     return rows;
   }
 }
