@@ -53,13 +53,7 @@ struct FieldsNeighbourhood {
   /// The cell's interior index, slowest dimension first: {x} for rank 1,
   /// {y, x} for rank 2, {z, y, x} for rank 3 (0 .. extent-1).
   KOKKOS_FORCEINLINE_FUNCTION Kokkos::Array<int, Rank> position() const {
-    if constexpr (Rank == 1) {
-      return {map.at(2, x)};
-    } else if constexpr (Rank == 2) {
-      return {map.at(1, y), map.at(2, x)};
-    } else {
-      return {map.at(0, z), map.at(1, y), map.at(2, x)};
-    }
+    return map.template position<Rank>(z, y, x);
   }
 
   /// The time of the level being read: the state's time at this step.
@@ -134,13 +128,7 @@ struct TiledFieldsNeighbourhood {
 
   /// As FieldsNeighbourhood::position().
   KOKKOS_FORCEINLINE_FUNCTION Kokkos::Array<int, Rank> position() const {
-    if constexpr (Rank == 1) {
-      return {map.at(2, x)};
-    } else if constexpr (Rank == 2) {
-      return {map.at(1, y), map.at(2, x)};
-    } else {
-      return {map.at(0, z), map.at(1, y), map.at(2, x)};
-    }
+    return map.template position<Rank>(z, y, x);
   }
 
   KOKKOS_FORCEINLINE_FUNCTION double time() const { return t; }

@@ -20,6 +20,19 @@ struct PositionMap {
     int const p = period[axis];
     return p > 0 ? ((v % p) + p) % p : v;
   }
+  /// Interior cell (z, y, x)'s position, slowest dimension first: {x} for
+  /// rank 1, {y, x} for rank 2, {z, y, x} for rank 3 (in.position()).
+  template <int Rank>
+  KOKKOS_FORCEINLINE_FUNCTION Kokkos::Array<int, Rank> position(int z, int y,
+                                                                int x) const {
+    if constexpr (Rank == 1) {
+      return {at(2, x)};
+    } else if constexpr (Rank == 2) {
+      return {at(1, y), at(2, x)};
+    } else {
+      return {at(0, z), at(1, y), at(2, x)};
+    }
+  }
   bool identity() const {
     for (int a = 0; a < 3; ++a) {
       if (origin[a] != 0 || period[a] != 0) return false;

@@ -12,20 +12,8 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
-#include <utility>
 
 namespace stencil::detail {
-
-/// f(std::integral_constant<int, I>{}) for I = 0 .. Count-1: a field's
-/// constexpr tables (radii, levels) are then read at compile time, which
-/// device code needs.
-template <int Count, class F>
-KOKKOS_FORCEINLINE_FUNCTION void for_each_constant(F&& f) {
-  [&]<int... I>(std::integer_sequence<int, I...>) {
-    (f(std::integral_constant<int, I>{}), ...);
-  }
-  (std::make_integer_sequence<int, Count>{});
-}
 
 /// Rows of one column block per thread, which share their vertical
 /// neighbours' loads: those re-reads from L2 bound this kernel (L2 88%
@@ -113,13 +101,7 @@ struct WindowFieldsNeighbourhood {
   }
 
   KOKKOS_FORCEINLINE_FUNCTION Kokkos::Array<int, Rank> position() const {
-    if constexpr (Rank == 1) {
-      return {map.at(2, x)};
-    } else if constexpr (Rank == 2) {
-      return {map.at(1, y), map.at(2, x)};
-    } else {
-      return {map.at(0, z), map.at(1, y), map.at(2, x)};
-    }
+    return map.template position<Rank>(z, y, x);
   }
 
   KOKKOS_FORCEINLINE_FUNCTION double time() const { return t; }

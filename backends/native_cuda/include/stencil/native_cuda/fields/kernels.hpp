@@ -23,6 +23,7 @@
 
 #include <stencil/detail/fields/accessor.hpp>
 #include <stencil/detail/portable/layout.hpp>
+#include <stencil/detail/unroll.hpp>
 
 #include <cuda_runtime.h>
 
@@ -62,21 +63,14 @@ __host__ __device__ constexpr int slot_of(int s, int k) {
   return ((s - k) % Slots + Slots) % Slots;
 }
 
-/// f(std::integral_constant<int, I>{}) for I = 0 .. Count-1, unrolled.
-template <int Count, class F>
-__host__ __device__ __forceinline__ void for_each_index(F&& f) {
-  [&]<int... I>(std::integer_sequence<int, I...>) {
-    (f(std::integral_constant<int, I>{}), ...);
-  }
-  (std::make_integer_sequence<int, Count>{});
-}
+using stencil::detail::for_each_constant;
 
 /// f(std::integral_constant<int, F>{}) for every field F of `Fields`: the
 /// fields' constexpr tables are then read at compile time only, never
 /// indexed in device code.
 template <class Fields, class F>
 __host__ __device__ __forceinline__ void for_each_field(F&& f) {
-  for_each_index<Fields::count>(static_cast<F&&>(f));
+  for_each_constant<Fields::count>(static_cast<F&&>(f));
 }
 
 template <class T, class Op>

@@ -269,7 +269,7 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
     return v >= period ? v - period : v;
   };
   int row_of_level[Depth + 1];
-  for_each_index<Depth + 1>([&](auto level) {
+  for_each_constant<Depth + 1>([&](auto level) {
     constexpr int t = decltype(level)::value;
     row_of_level[t] = p.wrap_y ? wrapped(first - t * L, ny) : first - t * L;
   });
@@ -394,7 +394,7 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
   };
   // The first row of the newest stage loaded.
   int ahead_row = row_of_level[0];
-  for_each_index<A>([&](auto stage) {
+  for_each_constant<A>([&](auto stage) {
     if (decltype(stage)::value > 0) ahead_row = next_row(ahead_row, R);
     load_input(stage, ahead_row, std::true_type{});
   });
@@ -511,7 +511,7 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
     ahead_row = step(ahead_row, R);
     load_input(stage, ahead_row, is_guarded);
 
-    for_each_index<Depth>([&](auto level_minus_one) {
+    for_each_constant<Depth>([&](auto level_minus_one) {
       constexpr int t = decltype(level_minus_one)::value + 1;
       advance_level(std::integral_constant<int, t>{},
                     std::bool_constant<t == Depth>{}, is_guarded, k,
@@ -538,7 +538,7 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
   // predicated loads cost only the warps that need them.
   bool const warp_interior = __all_sync(0xffffffffu, x_interior);
   for (int k0 = 0; k0 < iterations; k0 += A) {
-    for_each_index<A>([&](auto stage) {
+    for_each_constant<A>([&](auto stage) {
       int const k = k0 + decltype(stage)::value;
       if (k >= iterations) return;
       int const a_last = first + R * k - depth * L;

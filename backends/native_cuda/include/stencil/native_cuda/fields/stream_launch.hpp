@@ -38,7 +38,7 @@ constexpr int stream_valid_width(int depth) {
 }
 
 /// The kernel for `depth` steps (1 to stream_max_depth).
-/// (A host-only fold: for_each_index is __host__ __device__, and nvcc warns
+/// (A host-only fold: for_each_constant is __host__ __device__, and nvcc warns
 /// when it calls a host lambda.)
 template <class T, class Op>
 auto stream_function(int depth) {
