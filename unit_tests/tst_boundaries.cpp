@@ -7,6 +7,7 @@
 #include "stencil_test_spaces.hpp"
 #include "test_support.hpp"
 
+#include <stencil/detail/padded.hpp>
 #include <stencil/detail/portable/boundary_halo.hpp>
 #include <stencil/stencil.hpp>
 #include <stencil/suite.hpp>
@@ -523,6 +524,50 @@ TYPED_TEST(Boundaries, StreamingSweepRunsMixedSides) {
   } else {
     GTEST_SKIP() << "no native backend on " << TypeParam::name();
   }
+}
+
+/// copy_halo (what multi-field TemporalBlocking seeds its second buffers
+/// with): every halo cell, edges and corners included, takes the source's
+/// value, and no interior cell is touched.
+template <int Rank>
+void check_copy_halo(std::array<int, Rank> const& extents, int halo) {
+  using View =
+      typename stencil::Grid<double, Rank, Kokkos::HostSpace>::view_type;
+  View const from =
+      stencil::detail::allocate_padded<View, Rank>("from", extents, halo);
+  View const to =
+      stencil::detail::allocate_padded<View, Rank>("to", extents, halo);
+  std::size_t const n = from.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    from.data()[i] = static_cast<double>(i + 1);
+    to.data()[i] = -1.0;
+  }
+  stencil::detail::copy_halo(Kokkos::DefaultHostExecutionSpace{}, to, from,
+                             halo);
+  Kokkos::fence();
+  // Padded index i of a LayoutRight buffer, axis by axis from the fastest.
+  int halo_cells = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::size_t rest = i;
+    bool in_halo = false;
+    for (int a = Rank - 1; a >= 0; --a) {
+      std::size_t const padded = from.extent(a);
+      int const c = static_cast<int>(rest % padded);
+      rest /= padded;
+      in_halo = in_halo || c < halo || c >= halo + extents[a];
+    }
+    halo_cells += in_halo;
+    EXPECT_EQ(to.data()[i], in_halo ? from.data()[i] : -1.0)
+        << "rank " << Rank << " padded index " << i;
+  }
+  EXPECT_GT(halo_cells, 0);
+}
+
+TEST(PaddedBuffers, CopyHaloCopiesTheHaloOnly) {
+  check_copy_halo<1>({7}, 2);
+  check_copy_halo<2>({5, 7}, 1);
+  check_copy_halo<2>({4, 3}, 3);
+  check_copy_halo<3>({3, 5, 4}, 2);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <string>
+#include <utility>
 
 namespace stencil::detail {
 
@@ -42,6 +43,40 @@ auto interior_of(View const& v, std::array<int, Rank> const& extents,
   }
 }
 
+/// Copies the halo of padded buffer `from` into `to`, axis by axis: the
+/// two halo bands of an axis span the interior of the axes before it and
+/// the whole of the axes after it, so every halo cell is copied once.
+template <class ExecSpace, class View>
+void copy_halo(ExecSpace const& space, View const& to, View const& from,
+               int halo) {
+  if (halo == 0) return;
+  using Range = std::pair<int, int>;
+  constexpr int rank = View::rank;
+  for (int axis = 0; axis < rank; ++axis) {
+    int const n = to.extent_int(axis);
+    for (Range const band : {Range{0, halo}, Range{n - halo, n}}) {
+      Range ranges[3];
+      for (int b = 0; b < rank; ++b) {
+        int const m = to.extent_int(b);
+        ranges[b] = b == axis  ? band
+                    : b < axis ? Range{halo, m - halo}
+                               : Range{0, m};
+      }
+      auto copy = [&](auto const&... r) {
+        Kokkos::deep_copy(space, Kokkos::subview(to, r...),
+                          Kokkos::subview(from, r...));
+      };
+      if constexpr (rank == 1) {
+        copy(ranges[0]);
+      } else if constexpr (rank == 2) {
+        copy(ranges[0], ranges[1]);
+      } else {
+        copy(ranges[0], ranges[1], ranges[2]);
+      }
+    }
+  }
+}
+
 /// Sets every cell of a host padded buffer, halo included, to f(i),
 /// f(i, j) or f(i, j, k) in interior coordinates (the halo is -halo..-1
 /// and n..n+halo-1).
@@ -58,7 +93,8 @@ void fill_padded(HostView const& host, std::array<int, Rank> const& extents,
   } else {
     for (int i = 0; i < padded(0); ++i)
       for (int j = 0; j < padded(1); ++j)
-        for (int k = 0; k < padded(2); ++k) host(i, j, k) = f(i - h, j - h, k - h);
+        for (int k = 0; k < padded(2); ++k)
+          host(i, j, k) = f(i - h, j - h, k - h);
   }
 }
 

@@ -280,40 +280,6 @@ void run_sweep(Kokkos::Cuda const& space, State<T, Rank, MemorySpace>& state,
       hooks);
 }
 
-/// Copies the halo of padded buffer `from` into `to`, axis by axis: the
-/// two halo bands of an axis span the interior of the axes before it and
-/// the whole of the axes after it, so every halo cell is copied once.
-template <class View>
-void copy_halo(Kokkos::Cuda const& space, View const& to, View const& from,
-               int halo) {
-  if (halo == 0) return;
-  using Range = std::pair<int, int>;
-  constexpr int rank = View::rank;
-  for (int axis = 0; axis < rank; ++axis) {
-    int const n = to.extent_int(axis);
-    for (Range const band : {Range{0, halo}, Range{n - halo, n}}) {
-      Range ranges[3];
-      for (int b = 0; b < rank; ++b) {
-        int const m = to.extent_int(b);
-        ranges[b] = b == axis  ? band
-                    : b < axis ? Range{halo, m - halo}
-                               : Range{0, m};
-      }
-      auto copy = [&](auto const&... r) {
-        Kokkos::deep_copy(space, Kokkos::subview(to, r...),
-                          Kokkos::subview(from, r...));
-      };
-      if constexpr (rank == 1) {
-        copy(ranges[0]);
-      } else if constexpr (rank == 2) {
-        copy(ranges[0], ranges[1]);
-      } else {
-        copy(ranges[0], ranges[1], ranges[2]);
-      }
-    }
-  }
-}
-
 /// TemporalBlocking: `depth` steps per launch. A block reads the halo
 /// (rim) of its tile, which other blocks write, so every level of a written
 /// field goes to a second set of buffers, which then trade places with the
@@ -339,7 +305,7 @@ void run_temporal(Kokkos::Cuda const& space, State<T, Rank, MemorySpace>& state,
         View v(Kokkos::view_alloc(Kokkos::WithoutInitializing,
                                   state.label() + ":temporal:" + state.name(f)),
                state.current(f).layout());
-        copy_halo(space, v, state.level(f, -k), state.halo());
+        stencil::detail::copy_halo(space, v, state.level(f, -k), state.halo());
         second[f].push_back(v);
       }
     }
