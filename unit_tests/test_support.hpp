@@ -19,6 +19,16 @@
 
 namespace stencil_test {
 
+/// The suite's name of a stencil (`Op::name`); stencils without one
+/// (Linear, test stencils) are "stencil".
+template <class Op>
+requires requires { Op::name; }
+char const* name_of() { return Op::name; }
+template <class Op>
+char const* name_of() {
+  return "stencil";
+}
+
 /// Expects `f` to throw stencil::error whose message starts "stencil: " and
 /// contains every part.
 template <class F>

@@ -6,6 +6,7 @@
 // sizes chosen to hit every edge: rows of 1 to 3 cells, padded rows of every
 // residue mod 4, halos wider than the radius, rows needing several warps.
 #include "reference.hpp"
+#include "test_support.hpp"
 
 #include <stencil/stencil.hpp>
 #include <stencil/suite.hpp>
@@ -44,15 +45,6 @@ void device_path_steps(stencil::Grid<T, Rank, Kokkos::HostSpace>& grid,
   space.fence();
 }
 
-/// The suite stencils' name; stencils without one (Linear) are "stencil".
-template <class Op>
-requires requires { Op::name; }
-char const* name_of() { return Op::name; }
-template <class Op>
-char const* name_of() {
-  return "stencil";
-}
-
 /// Every width the grid allows, on both boundaries, against the reference.
 /// Index: the kernels' index type (64-bit is used past 2^30 padded cells).
 template <class T, class Op, class Index = int>
@@ -74,10 +66,11 @@ void check_size(Op const& op, std::array<int, Op::rank> const& extents,
           grid.current().data(), grid.next().data(), layout);
       if (V > allowed) return;
       std::ostringstream where;
-      where << name_of<Op>() << ' ' << (sizeof(T) == 4 ? "float" : "double")
-            << " V=" << V << " (allowed " << allowed << ") index "
-            << 8 * sizeof(Index) << "-bit " << stencil::to_string(boundary)
-            << " halo=" << halo << " extents=";
+      where << stencil_test::name_of<Op>() << ' '
+            << (sizeof(T) == 4 ? "float" : "double") << " V=" << V
+            << " (allowed " << allowed << ") index " << 8 * sizeof(Index)
+            << "-bit " << stencil::to_string(boundary) << " halo=" << halo
+            << " extents=";
       for (int e : extents) where << e << ' ';
       SCOPED_TRACE(where.str());
       stencil_test::load(grid, initial);
