@@ -70,6 +70,10 @@ int main(int argc, char* argv[]) {
                 << "shared memory:    " << d.shared_tbs << " TB/s\n"
                 << "FP64 / FP32 peak: " << d.fp64_gflops << " / "
                 << d.fp32_gflops << " GFLOP/s\n"
+                << "FMA measured:     " << d.fp64_measured_gflops << " / "
+                << d.fp32_measured_gflops << " GFLOP/s (FP64 / FP32)\n"
+                << "L2 reads:         " << d.l2_gbs << " GB/s\n"
+                << "neighbour flags:  " << d.neighbour_flag_us << " us\n"
                 << "issue:            " << d.issue_gips
                 << " G thread instructions/s\n"
                 << "barrier:          " << d.barrier_us << " us\n"

@@ -438,11 +438,82 @@ std::ostream& operator<<(std::ostream& out, Prediction const& p) {
   return out << " per cell and level)";
 }
 
+std::string to_string(ResidentLimit limit) {
+  switch (limit) {
+    case ResidentLimit::fp_peak:
+      return "measured FMA peak";
+    case ResidentLimit::l2:
+      return "L2 bandwidth (halo exchange)";
+    case ResidentLimit::shared_memory:
+      return "shared-memory bandwidth (thread edges)";
+    case ResidentLimit::synchronisation:
+      return "neighbour synchronisation latency";
+  }
+  return "unknown";
+}
+
+ResidentPrediction predict_resident(Stencil const& s, ResidentDomain const& d,
+                                    Device const& device) {
+  STENCIL_EXPECT(s.rank == 1,
+                 "model: a register-resident domain is rank 1; "
+                 "this stencil is rank ",
+                 s.rank);
+  STENCIL_EXPECT(
+      s.radius >= 1 && s.flops >= 1 && (s.value_size == 4 || s.value_size == 8),
+      "model: the stencil needs a radius >= 1 (", s.radius, "), flops >= 1 (",
+      s.flops, ") and 4- or 8-byte values (", s.value_size, ")");
+  STENCIL_EXPECT(d.blocks >= 1 && d.cells >= d.blocks &&
+                     d.cells_per_thread >= 1 && d.steps_per_sync >= 1 &&
+                     d.levels >= 1,
+                 "model: a register-resident domain needs blocks >= 1 (",
+                 d.blocks, "), at least one cell per block (", d.cells,
+                 " cells), cells per thread >= 1 (", d.cells_per_thread,
+                 "), steps per sync >= 1 (", d.steps_per_sync,
+                 ") and levels >= 1 (", d.levels, ")");
+  double const fp = s.value_size == 4 ? device.fp32_measured_gflops
+                                      : device.fp64_measured_gflops;
+  STENCIL_EXPECT(fp > 0 && device.l2_gbs > 0 && device.shared_tbs > 0 &&
+                     device.neighbour_flag_us > 0,
+                 "model: device '", device.name,
+                 "' lacks a figure of eq. (7): give fp", s.value_size * 8,
+                 "_measured_gflops, l2_gbs, shared_tbs and neighbour_flag_us "
+                 "> 0 (stencil_calibrate --force measures them)");
+  ResidentPrediction p;
+  // Every block recomputes radius x steps_per_sync cells on either side.
+  double const halo = 2.0 * s.radius * d.steps_per_sync * d.blocks;
+  p.valid_fraction = static_cast<double>(d.cells) / (d.cells + halo);
+  p.peak_gcells = fp / s.flops * p.valid_fraction;
+  // Per sync each block writes, and a neighbour reads, the radius x H
+  // cells next to either edge of every level.
+  double const l2_bytes_per_sync = 2.0 * d.blocks * 2 * s.radius *
+                                   d.steps_per_sync * d.levels * s.value_size;
+  double const sync_updates = static_cast<double>(d.cells) * d.steps_per_sync;
+  p.l2_gcells = sync_updates / (l2_bytes_per_sync / device.l2_gbs);
+  // Every step each thread stores its 2r edge values and loads the 2r of
+  // its neighbours: 4r values per cells_per_thread computed cells.
+  double const shared_bytes_per_update =
+      4.0 * s.radius * s.value_size / d.cells_per_thread;
+  p.shared_gcells =
+      device.shared_tbs * 1e3 / shared_bytes_per_update * p.valid_fraction;
+  p.sync_gcells = sync_updates / (device.neighbour_flag_us * 1e3);
+  p.gcells = p.peak_gcells;
+  auto lower = [&p](double gcells, ResidentLimit limit) {
+    if (gcells < p.gcells) {
+      p.gcells = gcells;
+      p.limit = limit;
+    }
+  };
+  lower(p.l2_gcells, ResidentLimit::l2);
+  lower(p.shared_gcells, ResidentLimit::shared_memory);
+  lower(p.sync_gcells, ResidentLimit::synchronisation);
+  return p;
+}
+
 namespace {
 
 // Bumped when a field changes meaning or a calibration kernel changes what
 // it measures: older files are then recalibrated, not misread.
-constexpr int cache_format = 2;
+constexpr int cache_format = 3;
 
 // The fields of a cache file, in the order they are written.
 struct Field {
@@ -505,6 +576,10 @@ std::vector<Field> const& fields() {
       STENCIL_MODEL_NUMBER_FIELD(barrier_us, true),
       STENCIL_MODEL_NUMBER_FIELD(exchange_us, false),
       STENCIL_MODEL_NUMBER_FIELD(issue_gips, true),
+      STENCIL_MODEL_NUMBER_FIELD(fp32_measured_gflops, false),
+      STENCIL_MODEL_NUMBER_FIELD(fp64_measured_gflops, false),
+      STENCIL_MODEL_NUMBER_FIELD(l2_gbs, false),
+      STENCIL_MODEL_NUMBER_FIELD(neighbour_flag_us, false),
       {"source", false, [](Device& d, std::string const& v) { d.source = v; },
        [](Device const& d) { return d.source; }},
   };
@@ -609,6 +684,12 @@ std::ostream& operator<<(std::ostream& out, Device const& d) {
   if (d.exchange_us > 0) out << ", exchange " << d.exchange_us << " us";
   if (d.issue_gips > 0)
     out << ", issue " << d.issue_gips << " G instructions/s";
+  if (d.fp64_measured_gflops > 0 || d.fp32_measured_gflops > 0)
+    out << ", FMA measured FP64 " << d.fp64_measured_gflops << " / FP32 "
+        << d.fp32_measured_gflops << " GFLOP/s";
+  if (d.l2_gbs > 0) out << ", L2 " << d.l2_gbs << " GB/s";
+  if (d.neighbour_flag_us > 0)
+    out << ", neighbour flags " << d.neighbour_flag_us << " us";
   if (!d.source.empty()) out << " (" << d.source << ")";
   return out;
 }

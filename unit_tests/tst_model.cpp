@@ -461,6 +461,101 @@ TEST(Model, ChargesTheExchangeWhereItIsKnown) {
   EXPECT_DOUBLE_EQ(by_exchange, 2 * by_barrier / 0.48);
 }
 
+// --- paper 004's eq. (7): register-resident rank-1 domains ----------------
+
+// The leapfrog wave at r = 1 as paper 004 counts it: 3 FMAs per update.
+constexpr Stencil wave1d_float{.rank = 1,
+                               .radius = 1,
+                               .shape = stencil::Shape::star,
+                               .flops = 6,
+                               .value_size = 4};
+
+Device h200_measured() {
+  Device d = h200();
+  d.fp32_measured_gflops = 60000;
+  d.fp64_measured_gflops = 30000;
+  d.l2_gbs = 10000;
+  d.neighbour_flag_us = 1.0;
+  return d;
+}
+
+TEST(ModelResident, EachTermOfEquationSeven) {
+  using stencil::model::ResidentDomain;
+  // 132 blocks of 256 threads x 32 cells, halos of r x H = 16 per side.
+  ResidentDomain const domain{.cells = 132LL * 256 * 32,
+                              .blocks = 132,
+                              .cells_per_thread = 32,
+                              .steps_per_sync = 16,
+                              .levels = 2};
+  auto const p =
+      stencil::model::predict_resident(wave1d_float, domain, h200_measured());
+  double const cells = 132.0 * 256 * 32;
+  double const valid = cells / (cells + 2.0 * 16 * 132);
+  EXPECT_DOUBLE_EQ(p.valid_fraction, valid);
+  EXPECT_DOUBLE_EQ(p.peak_gcells, 60000.0 / 6 * valid);
+  // Per sync: 132 blocks x 2 sides x 16 cells x 2 levels x 4 bytes, written
+  // and read, against 10 TB/s; cells x 16 updates.
+  double const l2_seconds = 2.0 * 132 * 2 * 16 * 2 * 4 / 10000e9;
+  EXPECT_DOUBLE_EQ(p.l2_gcells, cells * 16 / l2_seconds / 1e9);
+  // 4 values of 4 bytes per 32 updates through 33.4 TB/s.
+  EXPECT_DOUBLE_EQ(p.shared_gcells, 33.4e12 / (16.0 / 32) / 1e9 * valid);
+  EXPECT_DOUBLE_EQ(p.sync_gcells, cells * 16 / 1e-6 / 1e9);
+  EXPECT_EQ(p.limit, stencil::model::ResidentLimit::fp_peak);
+  EXPECT_DOUBLE_EQ(p.gcells, p.peak_gcells);
+}
+
+TEST(ModelResident, SynchronisingEveryStepBindsSmallDomains) {
+  using stencil::model::ResidentDomain;
+  using stencil::model::ResidentLimit;
+  // One sync per step over a small domain: the flag latency binds, and
+  // syncing every 32 steps lifts it 32 times over.
+  ResidentDomain domain{.cells = 132LL * 256 * 4,
+                        .blocks = 132,
+                        .cells_per_thread = 4,
+                        .steps_per_sync = 1,
+                        .levels = 2};
+  Device const d = h200_measured();
+  auto const every = stencil::model::predict_resident(wave1d_float, domain, d);
+  EXPECT_EQ(every.limit, ResidentLimit::synchronisation);
+  domain.steps_per_sync = 32;
+  auto const rarely = stencil::model::predict_resident(wave1d_float, domain, d);
+  EXPECT_DOUBLE_EQ(rarely.sync_gcells, 32 * every.sync_gcells);
+  EXPECT_GT(rarely.gcells, every.gcells);
+  // Fewer cells per thread cross more edges through shared memory.
+  domain.cells_per_thread = 1;
+  auto const thin = stencil::model::predict_resident(wave1d_float, domain, d);
+  EXPECT_DOUBLE_EQ(thin.shared_gcells, rarely.shared_gcells / 4);
+}
+
+TEST(ModelResident, RefusesWhatItCannotDescribe) {
+  using stencil::model::ResidentDomain;
+  ResidentDomain const domain{.cells = 1 << 20,
+                              .blocks = 132,
+                              .cells_per_thread = 32,
+                              .steps_per_sync = 8,
+                              .levels = 2};
+  auto refused = [&](Stencil const& s, ResidentDomain const& dom,
+                     Device const& d, std::string const& text) {
+    try {
+      (void)stencil::model::predict_resident(s, dom, d);
+      ADD_FAILURE() << "accepted; expected: " << text;
+    } catch (stencil::error const& e) {
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos)
+          << e.what();
+    }
+  };
+  refused(j2d5pt, domain, h200_measured(), "is rank 2");
+  refused(wave1d_float, domain, h200(),
+          "give fp32_measured_gflops, l2_gbs, shared_tbs and "
+          "neighbour_flag_us > 0");
+  ResidentDomain no_blocks = domain;
+  no_blocks.blocks = 0;
+  refused(wave1d_float, no_blocks, h200_measured(), "blocks >= 1 (0)");
+  ResidentDomain no_steps = domain;
+  no_steps.steps_per_sync = 0;
+  refused(wave1d_float, no_steps, h200_measured(), "steps per sync >= 1 (0)");
+}
+
 // --- the calibration cache ------------------------------------------------
 
 namespace fs = std::filesystem;
@@ -494,6 +589,10 @@ TEST_F(CacheDirectory, RoundTripsEveryFigure) {
   Device d = h200();
   d.exchange_us = 0.7461234567891;
   d.copy_gbs = 4253.0 + 1.0 / 3;
+  d.fp32_measured_gflops = 60123.25;
+  d.fp64_measured_gflops = 30061.5;
+  d.l2_gbs = 11000.0 / 3;
+  d.neighbour_flag_us = 0.8125;
   d.key = "GPU-18603c05-a9b7-355d-18ab-95b90ded7b0b";
   d.source = "calibrated 2026-11-23T15:40:02Z";
   fs::path const file = dir / "nested" / "cuda-x.txt";
@@ -510,6 +609,10 @@ TEST_F(CacheDirectory, RoundTripsEveryFigure) {
   EXPECT_EQ(back.barrier_us, d.barrier_us);
   EXPECT_EQ(back.exchange_us, d.exchange_us);
   EXPECT_EQ(back.issue_gips, d.issue_gips);
+  EXPECT_EQ(back.fp32_measured_gflops, d.fp32_measured_gflops);
+  EXPECT_EQ(back.fp64_measured_gflops, d.fp64_measured_gflops);
+  EXPECT_EQ(back.l2_gbs, d.l2_gbs);
+  EXPECT_EQ(back.neighbour_flag_us, d.neighbour_flag_us);
   // Nothing is left beside it.
   int files = 0;
   for (auto const& entry : fs::directory_iterator(file.parent_path())) {
@@ -526,13 +629,13 @@ TEST_F(CacheDirectory, RoundTripsEveryFigure) {
 TEST_F(CacheDirectory, RefusesWhatItDidNotWrite) {
   expect_unreadable(dir / "missing.txt", "cannot read");
   std::string const good =
-      "format = 2\nname = H200\ncompute_units = 132\ncopy_gbs = 4253\n"
+      "format = 3\nname = H200\ncompute_units = 132\ncopy_gbs = 4253\n"
       "shared_tbs = 30\nfp32_gflops = 66908\nfp64_gflops = 33454\n"
       "issue_gips = 33454\nbarrier_us = 0.9\n";
   write_text(dir / "good.txt", "# comment\n\n" + good);
   EXPECT_EQ(stencil::model::read_device(dir / "good.txt").copy_gbs, 4253);
   write_text(dir / "no-format.txt", good.substr(good.find('\n') + 1));
-  expect_unreadable(dir / "no-format.txt", "no 'format = 2' line");
+  expect_unreadable(dir / "no-format.txt", "no 'format = 3' line");
   write_text(dir / "format.txt", "format = 7\n" + good.substr(11));
   expect_unreadable(dir / "format.txt", "line 1: format 7");
   write_text(dir / "no-eq.txt", good + "copy_gbs 12\n");
@@ -542,10 +645,10 @@ TEST_F(CacheDirectory, RefusesWhatItDidNotWrite) {
   write_text(dir / "unknown.txt", good + "speed = 12\n");
   expect_unreadable(dir / "unknown.txt", "unknown field 'speed'");
   write_text(dir / "negative.txt",
-             "format = 2\nname = H200\ncompute_units = 132\n"
+             "format = 3\nname = H200\ncompute_units = 132\n"
              "copy_gbs = -3\n");
   expect_unreadable(dir / "negative.txt", "line 4: copy_gbs: '-3' is not");
-  write_text(dir / "fraction.txt", "format = 2\ncompute_units = 1.5\n");
+  write_text(dir / "fraction.txt", "format = 3\ncompute_units = 1.5\n");
   expect_unreadable(dir / "fraction.txt", "'1.5' is not a whole number");
   write_text(dir / "missing-field.txt",
              good.substr(0, good.find("barrier_us")));

@@ -43,6 +43,19 @@ struct Device {
   /// for the four neighbours'), microseconds; 0 = unknown, the model then
   /// charges a device-wide barrier per plane.
   double exchange_us = 0;
+  /// FP32 and FP64 FMA rates a whole-GPU FMA loop reaches (an FMA counts
+  /// as 2), GFLOP/s; 0 = not measured. Below fp32/fp64_gflops, which take
+  /// the boost clock, by what the clock drops under that load: the peak a
+  /// compute-bound kernel is held to (paper 004's Pi_peak).
+  double fp32_measured_gflops = 0;
+  double fp64_measured_gflops = 0;
+  /// L2 read bandwidth (reads that hit in L2, past L1), GB/s; 0 = not
+  /// measured.
+  double l2_gbs = 0;
+  /// One round of synchronising a block with its two neighbours through
+  /// flags in L2 (common/neighbour_flags.hpp), microseconds: paper 004's
+  /// Lambda_sync; 0 = not measured.
+  double neighbour_flag_us = 0;
   /// Identifies the physical device (a GPU's UUID); names the cache file.
   std::string key;
   /// Where the figures come from, e.g. "calibrated 2026-11-23T15:40:02Z".
@@ -70,8 +83,9 @@ Device read_device(std::filesystem::path const& file);
 /// The GPU Kokkos::Cuda runs on as the model sees it: read from its file in
 /// cache_directory() (named by the GPU's UUID), or, where there is none or
 /// it is unreadable or from another library version, calibrated now (under
-/// a second of small kernels: a copy, shared-memory reads, a device-wide
-/// barrier and DeviceTiling's exchange) and cached. The first call in a
+/// a second of small kernels: a copy, reads from L2 and from shared memory,
+/// FMA loops, a device-wide barrier, DeviceTiling's exchange and a round of
+/// neighbour flags) and cached. The first call in a
 /// process does this; later ones return the same object. Device::source
 /// says which happened, and why a cache could not be written (the figures
 /// then serve this process only). Needs Kokkos initialised.
@@ -188,5 +202,45 @@ Prediction predict(Stencil const& stencil, Config const& config,
                    std::array<int, 3> const& extents, Device const& device);
 
 std::ostream& operator<<(std::ostream& out, Prediction const& p);
+
+/// A rank-1 domain held in registers for a whole run (paper 004's RDDhalo):
+/// `blocks` blocks, one per SM, each holding its share of `cells` plus a
+/// halo of radius x steps_per_sync cells on either side that it recomputes,
+/// so that it synchronises with its neighbours once per `steps_per_sync`
+/// steps; `levels` time levels per cell (2 for a leapfrog) and
+/// `cells_per_thread` contiguous cells per thread, whose edges cross to the
+/// neighbouring threads through shared memory every step.
+struct ResidentDomain {
+  long long cells = 0;
+  int blocks = 0;
+  int cells_per_thread = 0;
+  int steps_per_sync = 1;
+  int levels = 1;
+};
+
+/// What bounds a register-resident run (the terms of paper 004's eq. 7).
+enum class ResidentLimit { fp_peak, l2, shared_memory, synchronisation };
+
+std::string to_string(ResidentLimit limit);
+
+/// Paper 004's ceiling (eq. 7) in G cell updates per second, each term
+/// scaled by the valid fraction where it counts recomputed cells too.
+struct ResidentPrediction {
+  double gcells = 0;  ///< the lowest of the four below
+  ResidentLimit limit = ResidentLimit::fp_peak;
+  double peak_gcells = 0;    ///< measured FMA rate / flops per update
+  double l2_gcells = 0;      ///< the edges exchanged through L2 per sync
+  double shared_gcells = 0;  ///< each thread's 2r edge values per step
+  double sync_gcells = 0;    ///< the cells' updates per Lambda_sync
+  double valid_fraction = 1;
+};
+
+/// Predicts a register-resident run of a rank-1 `stencil` on `device`,
+/// from its measured FMA rate, L2 bandwidth and neighbour-flag latency.
+/// Throws stencil::error, saying what is missing or invalid, for a device
+/// without those figures or a domain it cannot describe.
+ResidentPrediction predict_resident(Stencil const& stencil,
+                                    ResidentDomain const& domain,
+                                    Device const& device);
 
 }  // namespace stencil::model

@@ -2,6 +2,7 @@
 #include <stencil/native_cuda/common/calibration.hpp>
 #include <stencil/native_cuda/common/cuda_check.hpp>
 #include <stencil/native_cuda/common/grid_barrier.hpp>
+#include <stencil/native_cuda/common/neighbour_flags.hpp>
 #include <stencil/native_cuda/common/peaks.hpp>
 #include <stencil/native_cuda/device_tiling/exchange.hpp>
 #include <stencil/native_cuda/device_tiling/kernels.hpp>
@@ -110,6 +111,57 @@ double copy_gbs(cudaStream_t stream) {
   return moved / (ms * 1e-3) / 1e9;
 }
 
+// Reads through L2 only (ld.global.cg skips L1) of an array of half the L2,
+// `repeats` times over: after the first pass every read hits in L2.
+__global__ void l2_reads(int4 const* __restrict__ in, std::size_t n,
+                         int repeats, int* sink) {
+  std::size_t const stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  int acc = 0;
+  for (int r = 0; r < repeats; ++r) {
+    for (std::size_t i =
+             static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+         i < n; i += stride) {
+      int4 const v = __ldcg(in + i);
+      acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+  }
+  // The array is zero, so never true; keeps the reads alive.
+  if (acc == 0x7fffffff) sink[blockIdx.x] = acc;
+}
+
+double l2_gbs(cudaStream_t stream, int l2_bytes, int sms) {
+  std::size_t const n = std::max<std::size_t>(
+      1024, static_cast<std::size_t>(l2_bytes) / 2 / sizeof(int4));
+  int const threads = 256;
+  int const blocks = 8 * sms;
+  int const repeats = 400;
+  int4* in = nullptr;
+  int* sink = nullptr;
+  STENCIL_CUDA_CHECK(cudaMalloc(&in, n * sizeof(int4)));
+  if (cudaMalloc(&sink, blocks * sizeof(int)) != cudaSuccess) {
+    cudaGetLastError();
+    cudaFree(in);
+    stencil::detail::throw_error(
+        "model: calibration could not allocate its L2 read sink");
+  }
+  double ms = 0;
+  try {
+    STENCIL_CUDA_CHECK(cudaMemsetAsync(in, 0, n * sizeof(int4), stream));
+    ms = median_milliseconds(stream, [&] {
+      l2_reads<<<blocks, threads, 0, stream>>>(in, n, repeats, sink);
+      STENCIL_CUDA_CHECK(cudaGetLastError());
+    });
+  } catch (...) {
+    cudaFree(in);
+    cudaFree(sink);
+    throw;
+  }
+  STENCIL_CUDA_CHECK(cudaFree(in));
+  STENCIL_CUDA_CHECK(cudaFree(sink));
+  double const read = static_cast<double>(repeats) * n * sizeof(int4);
+  return read / (ms * 1e-3) / 1e9;
+}
+
 constexpr int shared_threads = 1024;
 constexpr int shared_words = 2 * shared_threads;
 constexpr int shared_loads_per_round = 32;
@@ -165,6 +217,71 @@ double shared_tbs(cudaStream_t stream, int sms) {
   double const bytes = static_cast<double>(blocks) * shared_threads * rounds *
                        shared_loads_per_round * sizeof(float);
   return bytes / (ms * 1e-3) / 1e12;
+}
+
+constexpr int fma_threads = 256;
+constexpr int fma_chains = 8;
+constexpr int fma_unroll = 8;
+
+// Independent FMA chains per thread, so that an FMA's latency never stalls
+// its warp; with every SM full, the schedulers issue FMAs back to back.
+// x -> a x + b with a just below 1 keeps every value bounded.
+template <class T>
+__global__ void __launch_bounds__(fma_threads)
+    fma_rounds(T* sink, int rounds, T a, T b) {
+  T x[fma_chains];
+#pragma unroll
+  for (int c = 0; c < fma_chains; ++c) {
+    x[c] = static_cast<T>(threadIdx.x + c);
+  }
+  for (int r = 0; r < rounds; ++r) {
+#pragma unroll
+    for (int u = 0; u < fma_unroll; ++u) {
+#pragma unroll
+      for (int c = 0; c < fma_chains; ++c) x[c] = fma(x[c], a, b);
+    }
+  }
+  T sum = 0;
+#pragma unroll
+  for (int c = 0; c < fma_chains; ++c) sum += x[c];
+  // Never true for these values; keeps the FMAs alive.
+  if (sum == T(-1)) sink[blockIdx.x] = sum;
+}
+
+// GFLOP/s of back-to-back FMAs in T (an FMA counts as 2), as long a run as
+// a kernel's: the clock a whole-GPU FMA load settles at, which the
+// datasheet's boost clock overstates.
+template <class T>
+double fma_gflops_measured(cudaStream_t stream) {
+  int per_sm = 0;
+  STENCIL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, fma_rounds<T>, fma_threads, 0));
+  STENCIL_EXPECT(per_sm >= 1,
+                 "model: the FMA calibration kernel cannot run a block of ",
+                 fma_threads, " threads on this GPU");
+  int sms = 0;
+  STENCIL_CUDA_CHECK(cudaDeviceGetAttribute(
+      &sms, cudaDevAttrMultiProcessorCount, Kokkos::Cuda{}.cuda_device()));
+  int const blocks = per_sm * sms;
+  // Some 20 ms of FP32 on a Hopper GPU, 40 of FP64.
+  int const rounds = 1 << 14;
+  T* sink = nullptr;
+  STENCIL_CUDA_CHECK(cudaMalloc(&sink, blocks * sizeof(T)));
+  double ms = 0;
+  try {
+    ms = median_milliseconds(stream, [&] {
+      fma_rounds<T><<<blocks, fma_threads, 0, stream>>>(sink, rounds, T(0.999),
+                                                        T(0.001));
+      STENCIL_CUDA_CHECK(cudaGetLastError());
+    });
+  } catch (...) {
+    cudaFree(sink);
+    throw;
+  }
+  STENCIL_CUDA_CHECK(cudaFree(sink));
+  double const fmas = static_cast<double>(blocks) * fma_threads * rounds *
+                      fma_unroll * fma_chains;
+  return 2.0 * fmas / (ms * 1e-3) / 1e9;
 }
 
 int attribute(cudaDeviceAttr a, int device) {
@@ -257,6 +374,15 @@ model::Device calibrate() {
   }
   d.barrier_us = median(barrier);
   d.exchange_us = median(exchange);
+  d.l2_gbs = l2_gbs(stream, prop.l2CacheSize, d.compute_units);
+  d.fp32_measured_gflops = fma_gflops_measured<float>(stream);
+  d.fp64_measured_gflops = fma_gflops_measured<double>(stream);
+  // One 256-thread block per SM, as the register-resident kernels run.
+  std::vector<double> flag;
+  for (int s = 0; s < 3; ++s) {
+    flag.push_back(neighbour_flag_microseconds(256, rounds));
+  }
+  d.neighbour_flag_us = median(flag);
   return d;
 }
 

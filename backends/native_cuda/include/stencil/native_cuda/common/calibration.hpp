@@ -13,8 +13,10 @@ namespace stencil::native_cuda {
 /// Measures the GPU Kokkos::Cuda runs on, without looking at or writing
 /// the cache: the bandwidth of a copy of 16-byte items through two 1 GiB
 /// arrays, the bandwidth of conflict-free 4-byte shared-memory loads on
-/// every SM, one device-wide barrier and one round of DeviceTiling's
-/// exchange; the FP peaks from the clock and the architecture's lanes.
+/// every SM and of reads that hit in L2, one device-wide barrier, one round
+/// of DeviceTiling's exchange and one of neighbour flags, and the FMA rate
+/// of a whole-GPU FMA loop; the FP peaks also from the clock and the
+/// architecture's lanes.
 /// Every timing is the median of several after a warm-up.
 model::Device calibrate();
 

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// Arithmetic peaks of NVIDIA GPUs by compute capability: what no short
-// kernel measures reliably (clocks throttle under a long FMA loop, and a
-// short one never reaches them), so they come from the architecture
-// whitepapers. Host code only; used by the calibration and by perf_tests.
+// Arithmetic peaks of NVIDIA GPUs by compute capability, from the
+// architecture whitepapers and the boost clock: the ceiling the roofline
+// model has always used. The calibration also measures the rate a
+// whole-GPU FMA loop settles at (model::Device::fp32_measured_gflops),
+// which is lower by what the clock drops under that load, and which
+// register-resident kernels are held to. Host code only; used by the
+// calibration and by perf_tests.
 #pragma once
 
 namespace stencil::native_cuda {
