@@ -148,6 +148,22 @@ void check_sizes(Op const& op, std::initializer_list<int> outer,
   }
 }
 
+/// In 3D a thread of a stencil reading two or more fields around the cell
+/// walks down runs of planes: two whole runs and three planes more, so that
+/// runs start and end inside the grid and the last is short.
+template <class Op>
+void check_plane_runs(Op const& op) {
+  using Sweep = stencil::detail::FieldsWindowSweep<double, 3, Op, int, 1>;
+  constexpr int run =
+      Sweep::planes_per_thread > 1 ? Sweep::planes_per_thread : 16;
+  int const r = Op::fields::radius;
+  std::array<int, 3> const extents{2 * run + 3, 3 + 2 * r, 35 + 2 * r};
+  for (int extra_halo : {0, 1}) {
+    check_size<double>(op, extents, r + extra_halo);
+    check_size<float>(op, extents, r + extra_halo);
+  }
+}
+
 // Rows and columns beyond the narrowest: partial row groups of four, rows
 // of one to two warps of vectors at width 2, every residue mod 4.
 constexpr std::initializer_list<int> rows_2d{1, 6, 9};
@@ -160,10 +176,18 @@ TEST(FieldsNaiveDevicePath, LeapfrogWave2d) {
 TEST(FieldsNaiveDevicePath, LeapfrogWave3d) {
   check_sizes(stencil::suite::Wave<3, 1>{}, {1, 3}, {1, 35});
   check_sizes(stencil::suite::Wave<3, 2>{}, {1}, {2, 33});
+  check_plane_runs(stencil::suite::Wave<3, 1>{});
+  check_plane_runs(stencil::suite::Wave<3, 2>{});
 }
 TEST(FieldsNaiveDevicePath, VariableCoefficientHeat) {
   check_sizes(stencil::suite::HeatVarCoef<2>{}, rows_2d, xs_2d);
   check_sizes(stencil::suite::HeatVarCoef<3>{}, {1, 3}, {1, 35});
+  static_assert(
+      stencil::detail::FieldsWindowSweep<double, 3,
+                                         stencil::suite::HeatVarCoef<3>, int,
+                                         1>::planes_per_thread > 1,
+      "u and k are read around the cell: the kernel walks down z");
+  check_plane_runs(stencil::suite::HeatVarCoef<3>{});
 }
 TEST(FieldsNaiveDevicePath, TwoCoupledSpecies) {
   check_sizes(stencil::suite::GrayScott{}, rows_2d, xs_2d);
@@ -173,6 +197,7 @@ TEST(FieldsNaiveDevicePath, EveryFieldKindAtEveryRank) {
   check_sizes(stencil_test::fields::MixedRadii<1>{}, {1}, {1, 2, 3, 6, 37, 70});
   check_sizes(stencil_test::fields::MixedRadii<2>{}, rows_2d, xs_2d);
   check_sizes(stencil_test::fields::MixedRadii<3>{}, {1, 3}, {1, 35});
+  check_plane_runs(stencil_test::fields::MixedRadii<3>{});
 }
 
 }  // namespace

@@ -109,12 +109,13 @@ struct WindowFieldsNeighbourhood {
 
 /// One step of a multi-field stencil on a device: each thread computes V
 /// adjacent columns (one vector, V = 1 included) in `rows_per_thread` rows
-/// of every written field. It loads every field's window first, so that all
-/// its loads are in flight at once, then evaluates the functor per cell,
-/// then stores one vector per written field and row. The mapping of threads
-/// to vectors, rows and planes, and the clamps that keep every load inside
-/// the buffers, are NaiveVectorSweep's (naive.hpp): clamped values reach
-/// only results that are not stored.
+/// of every written field, and in 3D of `planes_per_thread` planes, one
+/// after another. It loads every field's window first (in 3D, the next
+/// plane of it), so that all its loads are in flight at once, then
+/// evaluates the functor per cell, then stores one vector per written field
+/// and row. The mapping of threads to vectors and rows, and the clamps that
+/// keep every load inside the buffers, are NaiveVectorSweep's (naive.hpp):
+/// clamped values reach only results that are not stored.
 ///
 /// Why: one cell per thread issues one 8-byte load per field and neighbour,
 /// which caps a sweep well below copy bandwidth
@@ -125,6 +126,20 @@ template <class T, int Rank, class Op, class Index, int V>
 struct FieldsWindowSweep {
   using Fields = typename Op::fields;
   static constexpr int rows_per_thread = fields_window_rows<T, Rank, Op, V>();
+  /// Fields read beyond the cell itself.
+  static constexpr int fields_with_neighbours = [] {
+    int n = 0;
+    for (int f = 0; f < Fields::count; ++f) n += Fields::radii[f] > 0;
+    return n;
+  }();
+  /// Planes a thread walks down in 3D, keeping its windows' planes in
+  /// registers: each plane is loaded once per run of planes instead of
+  /// 2r + 1 times (as centre and as every neighbour plane). The carried
+  /// windows cost registers, and with one field read around the cell that
+  /// cost more than the saved loads (docs/decisions/naive-vector-kernel.md),
+  /// so only stencils that read two or more fields around the cell walk.
+  static constexpr int planes_per_thread =
+      Rank == 3 && fields_with_neighbours >= 2 ? 16 : 1;
   using Windows = FieldWindows<T, Rank, Fields, rows_per_thread, V>;
   using Accessor =
       WindowFieldsNeighbourhood<T, Rank, Fields, rows_per_thread, V>;
@@ -138,6 +153,7 @@ struct FieldsWindowSweep {
   int last_vector;       // last vector of a padded row (or rank-1 array)
   Index chunks_per_row;  // warps across a row
   Index row_groups;      // blocks of rows_per_thread rows per plane
+  Index segments;        // runs of planes_per_thread planes
 
   static FieldsWindowSweep make(FieldBuffers<T, Fields> const& buffers,
                                 Op const& op, PaddedLayout const& layout,
@@ -150,34 +166,32 @@ struct FieldsWindowSweep {
             first_interior_vector<V>(layout),
             padded_row_length<Rank>(layout) / V - 1,
             (interior_vectors<V>(layout) + 31) / 32,
-            (layout.ny + rows_per_thread - 1) / rows_per_thread};
+            (layout.ny + rows_per_thread - 1) / rows_per_thread,
+            (layout.nz + planes_per_thread - 1) / planes_per_thread};
   }
-  Index threads() const {
-    return static_cast<Index>(layout.nz) * row_groups * chunks_per_row * 32;
-  }
+  Index threads() const { return segments * row_groups * chunks_per_row * 32; }
 
   KOKKOS_FUNCTION void operator()(Index thread) const {
     constexpr int side = Windows::side;
     constexpr int ry = Windows::ry;
     constexpr int rz = Windows::rz;
+    constexpr int planes = Windows::planes;
     Index const warp = thread / 32;
     int const lane = static_cast<int>(thread - warp * 32);
-    Index const band = warp / chunks_per_row;  // (z, row group)
+    Index const band = warp / chunks_per_row;  // (plane segment, row group)
     int const m = first_vector +
                   static_cast<int>(warp - band * chunks_per_row) * 32 + lane;
     int const y0 = static_cast<int>(band % row_groups) * rows_per_thread;
-    int const z = static_cast<int>(band / row_groups);
+    int const z_begin = static_cast<int>(band / row_groups) * planes_per_thread;
 
-    // Padded column 0 of every window row, rows clamped; the same offsets
-    // serve every field (one layout).
-    Index row_at[Windows::planes][Windows::rows];
+    // Padded column 0 of every window row in plane 0, rows clamped; a
+    // plane adds its multiple of stride_z. The same offsets serve every
+    // field (one layout).
+    Index row_at[Windows::rows];
     STENCIL_UNROLL
-    for (int k = 0; k < Windows::planes; ++k) {
-      STENCIL_UNROLL
-      for (int j = 0; j < Windows::rows; ++j) {
-        int const y = Kokkos::min(y0 - ry + j, layout.ny - 1 + ry);
-        row_at[k][j] = layout.offset<Index>(z - rz + k, y, 0) - layout.halo;
-      }
+    for (int j = 0; j < Windows::rows; ++j) {
+      int const y = Kokkos::min(y0 - ry + j, layout.ny - 1 + ry);
+      row_at[j] = layout.offset<Index>(0, y, 0) - layout.halo;
     }
     int vector[2 * side + 1];
     STENCIL_UNROLL
@@ -185,54 +199,93 @@ struct FieldsWindowSweep {
       vector[s] = Kokkos::max(0, Kokkos::min(m - side + s, last_vector));
     }
 
+    // Plane z (a halo plane at either end) into window slot k of every field.
     Windows w;
-    for_each_constant<Fields::count>([&](auto field) {
-      constexpr int f = decltype(field)::value;
-      constexpr int levels = Fields::levels[f];
-      T const* const current = buffers.level[f][0];
-      STENCIL_UNROLL
-      for (int s = 0; s < 2 * side + 1; ++s) {
+    auto load_plane = [&](auto slot, int z) {
+      constexpr int k = decltype(slot)::value;
+      Index const plane =
+          Rank == 3 ? static_cast<Index>(z) * layout.stride_z : 0;
+      for_each_constant<Fields::count>([&](auto field) {
+        constexpr int f = decltype(field)::value;
+        T const* const current = buffers.level[f][0] + plane;
         STENCIL_UNROLL
-        for (int k = 0; k < Windows::planes; ++k) {
+        for (int s = 0; s < 2 * side + 1; ++s) {
           STENCIL_UNROLL
           for (int j = 0; j < Windows::rows; ++j) {
             load_window_vector<V>(&w.current[f][k][j][s * V],
-                                  current + row_at[k][j] + V * vector[s],
+                                  current + row_at[j] + V * vector[s],
                                   s == side);
+          }
+        }
+      });
+    };
+    for_each_constant<planes - 1>([&](auto slot) {
+      load_plane(slot, z_begin - rz + decltype(slot)::value);
+    });
+
+    auto sweep_plane = [&](int z) {
+      load_plane(std::integral_constant<int, planes - 1>{}, z + rz);
+      Index const plane =
+          Rank == 3 ? static_cast<Index>(z) * layout.stride_z : 0;
+      for_each_constant<Fields::count>([&](auto field) {
+        constexpr int f = decltype(field)::value;
+        constexpr int levels = Fields::levels[f];
+        STENCIL_UNROLL
+        for (int e = 1; e < levels; ++e) {
+          T const* const earlier = buffers.level[f][e] + plane;
+          STENCIL_UNROLL
+          for (int i = 0; i < rows_per_thread; ++i) {
+            load_window_vector<V>(&w.earlier[f][e - 1][0][i][0],
+                                  earlier + row_at[ry + i] + V * vector[side],
+                                  true);
+          }
+        }
+      });
+
+      T result[Fields::written_count][rows_per_thread][V];
+      STENCIL_UNROLL
+      for (int i = 0; i < rows_per_thread; ++i) {
+        STENCIL_UNROLL
+        for (int l = 0; l < V; ++l) {
+          T values[Fields::written_count];
+          functor_values<T, Fields>(
+              op(Accessor{w, i, l, z, y0 + i, V * m - layout.halo + l, time,
+                          map}),
+              values);
+          STENCIL_UNROLL
+          for (int s = 0; s < Fields::written_count; ++s) {
+            result[s][i][l] = values[s];
           }
         }
       }
       STENCIL_UNROLL
-      for (int e = 1; e < levels; ++e) {
-        T const* const earlier = buffers.level[f][e];
+      for (int s = 0; s < Fields::written_count; ++s) {
+        store_window_vectors<Index>(buffers.out[s], layout, result[s], m, y0,
+                                    z);
+      }
+    };
+    if constexpr (planes_per_thread == 1) {
+      sweep_plane(z_begin);
+    } else {
+      int const z_end = Kokkos::min(z_begin + planes_per_thread, layout.nz);
+      for (int z = z_begin; z < z_end; ++z) {
+        sweep_plane(z);
+        // Down one plane: the slots move down, the next iteration loads the
+        // top one. (Registers: the unrolled copies are renames or moves.)
         STENCIL_UNROLL
-        for (int i = 0; i < rows_per_thread; ++i) {
-          load_window_vector<V>(&w.earlier[f][e - 1][0][i][0],
-                                earlier + row_at[rz][ry + i] + V * vector[side],
-                                true);
+        for (int k = 0; k + 1 < planes; ++k) {
+          STENCIL_UNROLL
+          for (int f = 0; f < Fields::count; ++f) {
+            STENCIL_UNROLL
+            for (int j = 0; j < Windows::rows; ++j) {
+              STENCIL_UNROLL
+              for (int c = 0; c < Windows::cols; ++c) {
+                w.current[f][k][j][c] = w.current[f][k + 1][j][c];
+              }
+            }
+          }
         }
       }
-    });
-
-    T result[Fields::written_count][rows_per_thread][V];
-    STENCIL_UNROLL
-    for (int i = 0; i < rows_per_thread; ++i) {
-      STENCIL_UNROLL
-      for (int l = 0; l < V; ++l) {
-        T values[Fields::written_count];
-        functor_values<T, Fields>(
-            op(Accessor{w, i, l, z, y0 + i, V * m - layout.halo + l, time,
-                        map}),
-            values);
-        STENCIL_UNROLL
-        for (int s = 0; s < Fields::written_count; ++s) {
-          result[s][i][l] = values[s];
-        }
-      }
-    }
-    STENCIL_UNROLL
-    for (int s = 0; s < Fields::written_count; ++s) {
-      store_window_vectors<Index>(buffers.out[s], layout, result[s], m, y0, z);
     }
   }
 };
