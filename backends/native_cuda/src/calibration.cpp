@@ -49,6 +49,26 @@ double median_milliseconds(cudaStream_t stream, Enqueue&& enqueue) {
   return median(ms);
 }
 
+// A device array freed on every way out of a calibration kernel's timing.
+template <class T>
+class DeviceArray {
+ public:
+  DeviceArray(std::size_t n, char const* what) {
+    if (cudaMalloc(&data_, n * sizeof(T)) != cudaSuccess) {
+      cudaGetLastError();
+      stencil::detail::throw_error(
+          std::string("model: calibration could not allocate ") + what);
+    }
+  }
+  ~DeviceArray() { cudaFree(data_); }
+  DeviceArray(DeviceArray const&) = delete;
+  DeviceArray& operator=(DeviceArray const&) = delete;
+  T* data() const { return data_; }
+
+ private:
+  T* data_ = nullptr;
+};
+
 // One 16-byte item per thread: the widest plain load and store, which is
 // what the DRAM-bound kernels approach; narrower items meet an item-rate
 // limit first (perf_tests/machine.hpp).
@@ -135,29 +155,14 @@ double l2_gbs(cudaStream_t stream, int l2_bytes, int sms) {
   int const threads = 256;
   int const blocks = 8 * sms;
   int const repeats = 400;
-  int4* in = nullptr;
-  int* sink = nullptr;
-  STENCIL_CUDA_CHECK(cudaMalloc(&in, n * sizeof(int4)));
-  if (cudaMalloc(&sink, blocks * sizeof(int)) != cudaSuccess) {
-    cudaGetLastError();
-    cudaFree(in);
-    stencil::detail::throw_error(
-        "model: calibration could not allocate its L2 read sink");
-  }
-  double ms = 0;
-  try {
-    STENCIL_CUDA_CHECK(cudaMemsetAsync(in, 0, n * sizeof(int4), stream));
-    ms = median_milliseconds(stream, [&] {
-      l2_reads<<<blocks, threads, 0, stream>>>(in, n, repeats, sink);
-      STENCIL_CUDA_CHECK(cudaGetLastError());
-    });
-  } catch (...) {
-    cudaFree(in);
-    cudaFree(sink);
-    throw;
-  }
-  STENCIL_CUDA_CHECK(cudaFree(in));
-  STENCIL_CUDA_CHECK(cudaFree(sink));
+  DeviceArray<int4> const in(n, "its L2 read array");
+  DeviceArray<int> const sink(blocks, "its L2 read sink");
+  STENCIL_CUDA_CHECK(cudaMemsetAsync(in.data(), 0, n * sizeof(int4), stream));
+  double const ms = median_milliseconds(stream, [&] {
+    l2_reads<<<blocks, threads, 0, stream>>>(in.data(), n, repeats,
+                                             sink.data());
+    STENCIL_CUDA_CHECK(cudaGetLastError());
+  });
   double const read = static_cast<double>(repeats) * n * sizeof(int4);
   return read / (ms * 1e-3) / 1e9;
 }
@@ -201,19 +206,11 @@ double shared_tbs(cudaStream_t stream, int sms) {
                  shared_threads, " threads on this GPU");
   int const blocks = per_sm * sms;
   int const rounds = 2048;
-  float* sink = nullptr;
-  STENCIL_CUDA_CHECK(cudaMalloc(&sink, blocks * sizeof(float)));
-  double ms = 0;
-  try {
-    ms = median_milliseconds(stream, [&] {
-      shared_loads<<<blocks, shared_threads, 0, stream>>>(sink, rounds);
-      STENCIL_CUDA_CHECK(cudaGetLastError());
-    });
-  } catch (...) {
-    cudaFree(sink);
-    throw;
-  }
-  STENCIL_CUDA_CHECK(cudaFree(sink));
+  DeviceArray<float> const sink(blocks, "its shared-memory sink");
+  double const ms = median_milliseconds(stream, [&] {
+    shared_loads<<<blocks, shared_threads, 0, stream>>>(sink.data(), rounds);
+    STENCIL_CUDA_CHECK(cudaGetLastError());
+  });
   double const bytes = static_cast<double>(blocks) * shared_threads * rounds *
                        shared_loads_per_round * sizeof(float);
   return bytes / (ms * 1e-3) / 1e12;
@@ -252,36 +249,62 @@ __global__ void __launch_bounds__(fma_threads)
 // a kernel's: the clock a whole-GPU FMA load settles at, which the
 // datasheet's boost clock overstates.
 template <class T>
-double fma_gflops_measured(cudaStream_t stream) {
+double fma_gflops_measured(cudaStream_t stream, int sms) {
   int per_sm = 0;
   STENCIL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &per_sm, fma_rounds<T>, fma_threads, 0));
   STENCIL_EXPECT(per_sm >= 1,
                  "model: the FMA calibration kernel cannot run a block of ",
                  fma_threads, " threads on this GPU");
-  int sms = 0;
-  STENCIL_CUDA_CHECK(cudaDeviceGetAttribute(
-      &sms, cudaDevAttrMultiProcessorCount, Kokkos::Cuda{}.cuda_device()));
   int const blocks = per_sm * sms;
   // Some 20 ms of FP32 on a Hopper GPU, 40 of FP64.
   int const rounds = 1 << 14;
-  T* sink = nullptr;
-  STENCIL_CUDA_CHECK(cudaMalloc(&sink, blocks * sizeof(T)));
-  double ms = 0;
-  try {
-    ms = median_milliseconds(stream, [&] {
-      fma_rounds<T><<<blocks, fma_threads, 0, stream>>>(sink, rounds, T(0.999),
-                                                        T(0.001));
-      STENCIL_CUDA_CHECK(cudaGetLastError());
-    });
-  } catch (...) {
-    cudaFree(sink);
-    throw;
-  }
-  STENCIL_CUDA_CHECK(cudaFree(sink));
+  DeviceArray<T> const sink(blocks, "its FMA sink");
+  double const ms = median_milliseconds(stream, [&] {
+    fma_rounds<T><<<blocks, fma_threads, 0, stream>>>(sink.data(), rounds,
+                                                      T(0.999), T(0.001));
+    STENCIL_CUDA_CHECK(cudaGetLastError());
+  });
   double const fmas = static_cast<double>(blocks) * fma_threads * rounds *
                       fma_unroll * fma_chains;
   return 2.0 * fmas / (ms * 1e-3) / 1e9;
+}
+
+// `rounds` rounds of a ring of blocks, each waiting for its left and right
+// neighbours in every round: what a 1D kernel synchronising every step
+// pays.
+__global__ void neighbour_flag_rounds(NeighbourFlags flags, int rounds) {
+  int const block = static_cast<int>(blockIdx.x);
+  int const blocks = static_cast<int>(gridDim.x);
+  int const left = block == 0 ? blocks - 1 : block - 1;
+  int const right = block + 1 == blocks ? 0 : block + 1;
+  for (int r = 1; r <= rounds; ++r) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      flags.publish(block, static_cast<unsigned>(r));
+      flags.wait_for(left, static_cast<unsigned>(r));
+      flags.wait_for(right, static_cast<unsigned>(r));
+    }
+    __syncthreads();
+  }
+}
+
+// Microseconds of one round of neighbour synchronisation (publish, wait for
+// both neighbours, a block barrier either side) for one block of `threads`
+// threads per SM in a ring: `rounds` rounds in one cooperative launch after
+// a warm-up launch. The memset before each launch (rounds count from 1
+// again) is timed too; against thousands of rounds it is noise.
+double neighbour_flag_microseconds(cudaStream_t stream, int sms, int threads,
+                                   int rounds) {
+  DeviceArray<unsigned> const flags(sms, "its neighbour flags");
+  auto launch = [&](int count) {
+    STENCIL_CUDA_CHECK(
+        cudaMemsetAsync(flags.data(), 0, sms * sizeof(unsigned), stream));
+    launch_cooperative(&neighbour_flag_rounds, sms, threads, 0, stream,
+                       NeighbourFlags{flags.data()}, count);
+  };
+  launch(16);
+  return 1000.0 * stream_milliseconds(stream, [&] { launch(rounds); }) / rounds;
 }
 
 int attribute(cudaDeviceAttr a, int device) {
@@ -375,12 +398,13 @@ model::Device calibrate() {
   d.barrier_us = median(barrier);
   d.exchange_us = median(exchange);
   d.l2_gbs = l2_gbs(stream, prop.l2CacheSize, d.compute_units);
-  d.fp32_measured_gflops = fma_gflops_measured<float>(stream);
-  d.fp64_measured_gflops = fma_gflops_measured<double>(stream);
+  d.fp32_measured_gflops = fma_gflops_measured<float>(stream, d.compute_units);
+  d.fp64_measured_gflops = fma_gflops_measured<double>(stream, d.compute_units);
   // One 256-thread block per SM, as the register-resident kernels run.
   std::vector<double> flag;
   for (int s = 0; s < 3; ++s) {
-    flag.push_back(neighbour_flag_microseconds(256, rounds));
+    flag.push_back(
+        neighbour_flag_microseconds(stream, d.compute_units, 256, rounds));
   }
   d.neighbour_flag_us = median(flag);
   return d;
