@@ -199,12 +199,16 @@ struct FieldsWindowSweep {
       vector[s] = Kokkos::max(0, Kokkos::min(m - side + s, last_vector));
     }
 
+    // Where plane z starts, relative to plane 0 (below rank 3 a constant 0,
+    // so the 2D kernels carry no plane arithmetic).
+    auto plane_offset = [&](int z) -> Index {
+      return Rank == 3 ? static_cast<Index>(z) * layout.stride_z : 0;
+    };
     // Plane z (a halo plane at either end) into window slot k of every field.
     Windows w;
     auto load_plane = [&](auto slot, int z) {
       constexpr int k = decltype(slot)::value;
-      Index const plane =
-          Rank == 3 ? static_cast<Index>(z) * layout.stride_z : 0;
+      Index const plane = plane_offset(z);
       for_each_constant<Fields::count>([&](auto field) {
         constexpr int f = decltype(field)::value;
         T const* const current = buffers.level[f][0] + plane;
@@ -225,8 +229,7 @@ struct FieldsWindowSweep {
 
     auto sweep_plane = [&](int z) {
       load_plane(std::integral_constant<int, planes - 1>{}, z + rz);
-      Index const plane =
-          Rank == 3 ? static_cast<Index>(z) * layout.stride_z : 0;
+      Index const plane = plane_offset(z);
       for_each_constant<Fields::count>([&](auto field) {
         constexpr int f = decltype(field)::value;
         constexpr int levels = Fields::levels[f];
