@@ -123,22 +123,21 @@ struct OpList {
 template <class... A, class... B>
 OpList<A..., B...> concat(OpList<A...>, OpList<B...>);
 
-using Suite1Ops = OpList<stencil::suite::Heat1D<1>, stencil::suite::Heat1D<2>,
-                         stencil::suite::Heat1D<3>>;
+// Every suite stencil has typed tests of its own against reference loops
+// (tst_stencils_{1,2,3}d, every policy), so the random cases take only the
+// suite stencils whose traits the random ones lack: radius 3, the headline
+// j2d5pt, divisions (prescaled) at radius 2 and in a 3D box, and the
+// 19-point shape. Each stencil listed here is compiled for every policy and
+// both precisions once more, which CI's sanitizer build pays for.
+using Suite1Ops = OpList<stencil::suite::Heat1D<3>>;
 using Random1Ops =
     OpList<RandomLinear<1, Shape::star, 1>, RandomLinear<1, Shape::star, 2>>;
 using Suite2Ops =
-    OpList<stencil::suite::J2d5pt, stencil::suite::J2d5ptPrescaled,
-           stencil::suite::J2d9pt, stencil::suite::J2d9ptPrescaled,
-           stencil::suite::J2d9ptGol, stencil::suite::J2d9ptGolPrescaled,
-           stencil::suite::J2d25pt, stencil::suite::J2d25ptPrescaled>;
+    OpList<stencil::suite::J2d5pt, stencil::suite::J2d25ptPrescaled>;
 using Random2Ops =
     OpList<RandomLinear<2, Shape::star, 1>, RandomLinear<2, Shape::box, 2>>;
 using Suite3Ops =
-    OpList<stencil::suite::J3d7pt, stencil::suite::J3d13pt,
-           stencil::suite::J3d17pt, stencil::suite::J3d17ptPrescaled,
-           stencil::suite::J3d27pt, stencil::suite::J3d27ptPrescaled,
-           stencil::suite::Poisson19pt>;
+    OpList<stencil::suite::J3d27ptPrescaled, stencil::suite::Poisson19pt>;
 using Random3Ops =
     OpList<RandomLinear<3, Shape::star, 2>, RandomLinear<3, Shape::box, 1>>;
 
