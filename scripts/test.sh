@@ -102,12 +102,7 @@ test_status=0
 if [ "$build_only" = 0 ]; then
   stencil_log "running the tests"
   tests_start=$SECONDS
-  # Host tests run side by side, as many as the build's jobs (the MPI
-  # tests' PROCESSORS keep -np 4 to itself); a GPU's tests one at a time,
-  # since some calibrate or tune by timing the device.
-  ctest_jobs=1
-  [ "$backend" != openmp ] || ctest_jobs=$jobs
-  ctest --test-dir "$bdir" --output-on-failure -j "$ctest_jobs" || test_status=$?
+  ctest --test-dir "$bdir" --output-on-failure || test_status=$?
   stencil_log "tests ran in $((SECONDS - tests_start)) s"
 fi
 
