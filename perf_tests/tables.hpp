@@ -88,6 +88,11 @@ inline auto stencil_table() {
       StencilEntry<HeatVarCoef<3>>{d3_larger, 256, 0, d3_larger},
       StencilEntry<GrayScott>{d2s, 1000, 0, d2s_larger},
       StencilEntry<Bruss>{d2s, 1000, 0, d2s_larger},
+      // The 1D leapfrog at heat1d's size (paper 004 gives no depth).
+      StencilEntry<Wave<1, 1>>{{1 << 26}, 1000, 0},
+      StencilEntry<Wave<1, 2>>{{1 << 26}, 1000, 0},
+      StencilEntry<Wave<1, 3>>{{1 << 26}, 1000, 0},
+      StencilEntry<Wave<1, 4>>{{1 << 26}, 1000, 0},
   };
 }
 

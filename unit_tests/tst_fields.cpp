@@ -135,6 +135,10 @@ TYPED_TEST(Fields, LeapfrogWaveMatchesTheReference) {
   check_wave<Space, double, 2, 1>({151, 301}, 1, Boundary::fixed, 7);
   check_wave<Space, float, 2, 2>({97, 263}, 2, Boundary::periodic, 5);
   check_wave<Space, double, 3, 1>({19, 21, 45}, 1, Boundary::fixed, 3);
+  // The 1D leapfrog (paper 004's), both boundaries and the widest radius.
+  check_wave<Space, double, 1, 1>({37}, 1, Boundary::fixed, 7);
+  check_wave<Space, float, 1, 3>({41}, 4, Boundary::periodic, 5);
+  check_wave<Space, double, 1, 4>({301}, 4, Boundary::fixed, 6);
 }
 
 // ------------------------------------------------------- heat-varcoef

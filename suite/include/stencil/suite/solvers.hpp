@@ -73,22 +73,29 @@ KOKKOS_FORCEINLINE_FUNCTION T laplacian(U const& u) {
 }  // namespace detail
 
 /// wave<Rank>d-r<R>: u[n+1] = 2 u[n] - u[n-1] + C^2 sum_axes Delta_R u[n],
-/// C = 0.3 (stable for every R <= 4 in 2D and 3D). Two buffers: u[n+1]
-/// overwrites u[n-1].
+/// C = 0.3 (stable for every R <= 4 in 1D, 2D and 3D). Two buffers: u[n+1]
+/// overwrites u[n-1]. In 1D it is paper 004's leapfrog (STENCILS.md, "1D
+/// wave equation"), the register-resident study's stencil.
 template <int Rank, int R>
 struct Wave {
   static_assert(R >= 1 && R <= 4, "wave: radius 1 to 4");
+  static_assert(Rank >= 1 && Rank <= 3, "wave: rank 1 to 3");
   static constexpr int rank = Rank;
   static constexpr auto shape = Shape::star;
   using fields = stencil::fields<stencil::field<R, 2>>;
-  static constexpr char const* name = Rank == 2 ? (R == 1   ? "wave2d-r1"
-                                                   : R == 2 ? "wave2d-r2"
-                                                   : R == 3 ? "wave2d-r3"
-                                                            : "wave2d-r4")
-                                                : (R == 1   ? "wave3d-r1"
-                                                   : R == 2 ? "wave3d-r2"
-                                                   : R == 3 ? "wave3d-r3"
-                                                            : "wave3d-r4");
+  static constexpr char const* name =
+      Rank == 1   ? (R == 1   ? "wave1d-r1"
+                     : R == 2 ? "wave1d-r2"
+                     : R == 3 ? "wave1d-r3"
+                              : "wave1d-r4")
+      : Rank == 2 ? (R == 1   ? "wave2d-r1"
+                     : R == 2 ? "wave2d-r2"
+                     : R == 3 ? "wave2d-r3"
+                              : "wave2d-r4")
+                  : (R == 1   ? "wave3d-r1"
+                     : R == 2 ? "wave3d-r2"
+                     : R == 3 ? "wave3d-r3"
+                              : "wave3d-r4");
   /// Reads u[n] and u[n-1], writes u[n+1] (over u[n-1]).
   static constexpr int values_per_cell = 3;
   static constexpr double courant_squared = 0.3 * 0.3;
