@@ -654,6 +654,33 @@ TYPED_TEST(Fields, NativeTemporalBlockingStreamsEveryFieldKind) {
   }
 }
 
+/// Auto on a rank-1 state: the native TemporalBlocking at radius 1 and 2,
+/// where it ran ahead of Naive on wave1d, Naive from radius 3, saying why;
+/// host spaces have no native kernel and take Naive.
+TYPED_TEST(Fields, AutoInOneDimensionTakesTemporalBlockingUpToRadiusTwo) {
+  using Space = TypeParam;
+  using Mem = typename Space::memory_space;
+  auto const chosen = [](auto op, int halo) {
+    using Op = decltype(op);
+    stencil::State<double, 1, Mem> s("line", {4099},
+                                     stencil::field_specs<Op>({"u"}),
+                                     {.halo = halo});
+    return stencil::plan(Space{}, s, op, stencil::Auto{});
+  };
+  auto const r2 = chosen(stencil::suite::Wave<1, 2>{}, 2);
+  auto const r3 = chosen(stencil::suite::Wave<1, 3>{}, 3);
+  EXPECT_EQ(r3.policy, stencil::PolicyKind::naive) << r3.reason;
+  if constexpr (stencil::native_available_v<Space>) {
+    EXPECT_EQ(r2.policy, stencil::PolicyKind::temporal_blocking) << r2.reason;
+    EXPECT_NE(r2.reason.find("1D at radius 1 and 2"), std::string::npos)
+        << r2.reason;
+    EXPECT_NE(r3.reason.find("in 1D at radius 3"), std::string::npos)
+        << r3.reason;
+  } else {
+    EXPECT_EQ(r2.policy, stencil::PolicyKind::naive) << r2.reason;
+  }
+}
+
 TYPED_TEST(Fields, SpatialBlockingPlansScratchForStagedFieldsOnly) {
   using Space = TypeParam;
   using Mem = typename Space::memory_space;

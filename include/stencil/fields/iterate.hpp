@@ -110,19 +110,24 @@ void plan_fields_with(Plan& p, Policy const& policy) {
   }
 }
 
-/// Auto for a multi-field stencil. In 2D, where the space has a native
-/// TemporalBlocking of several fields (CUDA) and its plan accepts the state
-/// (fixed and periodic sides, rings that fit), that at its default depth:
-/// measured ahead of Naive on every 2D solver of the suite but the
-/// radius-4 wave in float, where its depth of 2 ran behind Naive's
-/// register windows (docs/decisions/auto-fields.md). Elsewhere Naive,
-/// saying why: it moves each field's bytes once per step, and
-/// SpatialBlocking adds scratch copies the caches already save.
+/// Auto for a multi-field stencil. In 1D and 2D, where the space has a
+/// native TemporalBlocking of several fields (CUDA) and its plan accepts
+/// the state (fixed and periodic sides, tiles or rings that fit), that at
+/// its default depth: measured ahead of Naive on every 2D solver of the
+/// suite but the radius-4 wave in float, and on the 1D wave at radius 1
+/// and 2; at the depth of 2 that wider radii get it ran behind Naive's
+/// register windows, or level with them (docs/decisions/auto-fields.md).
+/// Elsewhere Naive, saying why: it moves each field's bytes once per step,
+/// and SpatialBlocking adds scratch copies the caches already save.
 template <class ExecSpace, class T, class Op>
 void choose_fields_automatically(Plan& p, bool position_mapped) {
   std::string why_not_native;
-  if constexpr (Op::rank == 2 && runs_fields<TemporalBlocking, ExecSpace>()) {
-    if (Op::fields::radius >= 4 && sizeof(T) < 8) {
+  if constexpr (Op::rank <= 2 && runs_fields<TemporalBlocking, ExecSpace>()) {
+    if (Op::rank == 1 && Op::fields::radius >= 3) {
+      why_not_native =
+          "; in 1D at radius 3 and more the native TemporalBlocking (depth "
+          "2) ran behind Naive on the suite's wave, or level with it";
+    } else if (Op::rank == 2 && Op::fields::radius >= 4 && sizeof(T) < 8) {
       why_not_native =
           "; at radius 4 in 4-byte values the native TemporalBlocking (depth "
           "2) ran behind Naive on the suite's wave";
@@ -135,11 +140,14 @@ void choose_fields_automatically(Plan& p, bool position_mapped) {
       try {
         plan_fields_with<ExecSpace, T, Op>(native, TemporalBlocking{});
         native.chosen_by_auto = true;
-        native.reason =
-            "multi-field stencils in 2D take the native TemporalBlocking at "
-            "its default depth, which moves each field's bytes once per "
-            "depth steps and ran the suite's 2D solvers faster than Naive "
-            "(docs/decisions/auto-fields.md)";
+        native.reason = concat(
+            "multi-field stencils in ",
+            Op::rank == 1 ? "1D at radius 1 and 2" : "2D",
+            " take the native TemporalBlocking at its default depth, which "
+            "moves each field's bytes once per depth steps and ran the "
+            "suite's ",
+            Op::rank == 1 ? "1D wave" : "2D solvers",
+            " faster than Naive (docs/decisions/auto-fields.md)");
         p = native;
         return;
       } catch (unsupported const& e) {
@@ -157,10 +165,9 @@ void choose_fields_automatically(Plan& p, bool position_mapped) {
       "multi-field stencils take the portable Naive: it moves each field's "
       "bytes once per step, and SpatialBlocking adds scratch copies the "
       "caches already save",
-      Op::rank == 2 ? ""
-                    : "; the native kernels of several fields are not "
-                      "ahead of Naive outside 2D "
-                      "(docs/decisions/auto-fields.md)",
+      Op::rank < 3 ? ""
+                   : "; no native kernel of several fields is ahead of "
+                     "Naive in 3D (docs/decisions/auto-fields.md)",
       why_not_native);
 }
 
