@@ -662,9 +662,8 @@ TYPED_TEST(Fields, AutoInOneDimensionTakesTemporalBlockingUpToRadiusTwo) {
   using Mem = typename Space::memory_space;
   auto const chosen = [](auto op, int halo) {
     using Op = decltype(op);
-    stencil::State<double, 1, Mem> s("line", {4099},
-                                     stencil::field_specs<Op>({"u"}),
-                                     {.halo = halo});
+    stencil::State<double, 1, Mem> s(
+        "line", {4099}, stencil::field_specs<Op>({"u"}), {.halo = halo});
     return stencil::plan(Space{}, s, op, stencil::Auto{});
   };
   auto const r2 = chosen(stencil::suite::Wave<1, 2>{}, 2);

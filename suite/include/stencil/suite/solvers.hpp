@@ -83,19 +83,18 @@ struct Wave {
   static constexpr int rank = Rank;
   static constexpr auto shape = Shape::star;
   using fields = stencil::fields<stencil::field<R, 2>>;
-  static constexpr char const* name =
-      Rank == 1   ? (R == 1   ? "wave1d-r1"
-                     : R == 2 ? "wave1d-r2"
-                     : R == 3 ? "wave1d-r3"
-                              : "wave1d-r4")
-      : Rank == 2 ? (R == 1   ? "wave2d-r1"
-                     : R == 2 ? "wave2d-r2"
-                     : R == 3 ? "wave2d-r3"
-                              : "wave2d-r4")
-                  : (R == 1   ? "wave3d-r1"
-                     : R == 2 ? "wave3d-r2"
-                     : R == 3 ? "wave3d-r3"
-                              : "wave3d-r4");
+  static constexpr char const* name = Rank == 1   ? (R == 1   ? "wave1d-r1"
+                                                     : R == 2 ? "wave1d-r2"
+                                                     : R == 3 ? "wave1d-r3"
+                                                              : "wave1d-r4")
+                                      : Rank == 2 ? (R == 1   ? "wave2d-r1"
+                                                     : R == 2 ? "wave2d-r2"
+                                                     : R == 3 ? "wave2d-r3"
+                                                              : "wave2d-r4")
+                                                  : (R == 1   ? "wave3d-r1"
+                                                     : R == 2 ? "wave3d-r2"
+                                                     : R == 3 ? "wave3d-r3"
+                                                              : "wave3d-r4");
   /// Reads u[n] and u[n-1], writes u[n+1] (over u[n-1]).
   static constexpr int values_per_cell = 3;
   static constexpr double courant_squared = 0.3 * 0.3;
