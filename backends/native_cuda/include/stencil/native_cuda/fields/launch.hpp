@@ -280,17 +280,27 @@ void run_sweep(Kokkos::Cuda const& space, State<T, Rank, MemorySpace>& state,
       hooks);
 }
 
-/// TemporalBlocking: `depth` steps per launch. A block reads the halo
-/// (rim) of its tile, which other blocks write, so every level of a written
-/// field goes to a second set of buffers, which then trade places with the
-/// state's. Their halos are copied once from the state's levels and hold
-/// the same fixed values; their interiors are not, since every launch
-/// writes every interior cell of every level it outputs.
-template <class T, int Rank, class MemorySpace, class Op>
-void run_temporal(Kokkos::Cuda const& space, State<T, Rank, MemorySpace>& state,
-                  Op const& op, int steps, Plan const& p,
-                  stencil::detail::LoopHooks const& hooks) {
-  using Fields = typename Op::fields;
+/// Where each level -k of each written field goes after a launch.
+template <class T, class Fields>
+using OutBuffers =
+    std::array<std::array<T*, Fields::most_levels>, Fields::count>;
+
+/// Runs the blocks of `steps` (at most `depth` each, cut at hooks) with
+/// `launch_block(steps, out)`, which advances the state's written fields
+/// by that many steps from their current levels and writes every level
+/// -k of field f to out[f][k]: a launch that runs several steps reads
+/// cells other blocks write, so every level of a written field goes to a
+/// second set of buffers, which then trade places with the state's. Their
+/// halos are copied once from the state's levels and hold the same fixed
+/// values; their interiors are not, since every launch writes every
+/// interior cell of every level it outputs. `policy_name` names the
+/// policy if the second set cannot be allocated.
+template <class Fields, class T, int Rank, class MemorySpace, class LaunchBlock>
+void run_with_second_set(Kokkos::Cuda const& space,
+                         State<T, Rank, MemorySpace>& state, int steps,
+                         int depth, stencil::detail::LoopHooks const& hooks,
+                         std::string_view policy_name,
+                         LaunchBlock&& launch_block) {
   using View = typename State<T, Rank, MemorySpace>::view_type;
   std::vector<std::vector<View>> second(Fields::count);
   std::size_t bytes = 0;
@@ -312,7 +322,7 @@ void run_temporal(Kokkos::Cuda const& space, State<T, Rank, MemorySpace>& state,
   } catch (std::exception const& e) {
     stencil::detail::throw_out_of_memory(
         stencil::detail::concat(
-            "TemporalBlocking of state '", state.label(),
+            policy_name, " of state '", state.label(),
             "' keeps a second set of its written fields' levels (",
             stencil::detail::format_bytes(bytes),
             ") and allocating it failed (", e.what(),
@@ -334,14 +344,7 @@ void run_temporal(Kokkos::Cuda const& space, State<T, Rank, MemorySpace>& state,
   }
   int done = 0;
   auto const run_block = [&](int block) {
-    // Rank 2 streams rows (stream_kernel.hpp), rank 1 runs the overlapped
-    // tile (kernels.hpp).
-    std::conditional_t<Rank == 2, StreamParams<T, Op>, Params<T, Op>> params;
-    bool periodic[3] = {false, false, false};
-    for (int a = 0; a < Rank; ++a) {  // kernel axes run x, y, z
-      periodic[a] = state.boundaries().kind(Rank - 1 - a, Side::low) ==
-                    Boundary::periodic;
-    }
+    OutBuffers<T, Fields> out{};
     std::vector<std::vector<int>> chosen(Fields::count);
     for (int f = 0; f < Fields::count; ++f) {
       int const L = static_cast<int>(second[f].size());
@@ -350,18 +353,10 @@ void run_temporal(Kokkos::Cuda const& space, State<T, Rank, MemorySpace>& state,
         int j = 0;
         while (halo_of[f][j] != wanted) ++j;
         chosen[f].push_back(j);
-        params.out[f][k] = second[f][j].data();
+        out[f][k] = second[f][j].data();
       }
     }
-    if constexpr (Rank == 2) {
-      params.wrap_x = periodic[0];
-      params.wrap_y = periodic[1];
-      launch_stream(space, state, op, p, block, params);
-    } else {
-      params.write_levels = Fields::most_levels;
-      for (int a = 0; a < 3; ++a) params.wrap[a] = periodic[a];
-      launch(space, state, op, p, block, params);
-    }
+    launch_block(block, out);
     for (int f = 0; f < Fields::count; ++f) {
       int const L = static_cast<int>(second[f].size());
       for (int k = 0; k < L; ++k) {
@@ -374,11 +369,46 @@ void run_temporal(Kokkos::Cuda const& space, State<T, Rank, MemorySpace>& state,
     state.advance_time(block);
   };
   stencil::detail::state_time_loop(
-      space, state, stencil::detail::step_blocks(steps, p.depth, hooks),
+      space, state, stencil::detail::step_blocks(steps, depth, hooks),
       run_block, hooks);
   // The second set is freed on return; the kernels that read it are ordered
   // before the free on the space's stream.
   space.fence();
+}
+
+/// TemporalBlocking: `depth` steps per launch, into the second set. Rank 2
+/// streams rows (stream_kernel.hpp), rank 1 runs the overlapped tile
+/// (kernels.hpp).
+template <class T, int Rank, class MemorySpace, class Op>
+void run_temporal(Kokkos::Cuda const& space, State<T, Rank, MemorySpace>& state,
+                  Op const& op, int steps, Plan const& p,
+                  stencil::detail::LoopHooks const& hooks) {
+  using Fields = typename Op::fields;
+  bool periodic[3] = {false, false, false};
+  for (int a = 0; a < Rank; ++a) {  // kernel axes run x, y, z
+    periodic[a] =
+        state.boundaries().kind(Rank - 1 - a, Side::low) == Boundary::periodic;
+  }
+  run_with_second_set<Fields>(
+      space, state, steps, p.depth, hooks, "TemporalBlocking",
+      [&](int block, OutBuffers<T, Fields> const& out) {
+        std::conditional_t<Rank == 2, StreamParams<T, Op>, Params<T, Op>>
+            params;
+        for (int f = 0; f < Fields::count; ++f) {
+          for (int k = 0; k < Fields::most_levels; ++k) {
+            params.out[f][k] = out[f][k];
+          }
+        }
+        if constexpr (Rank == 2) {
+          params.wrap_x = periodic[0];
+          params.wrap_y = periodic[1];
+          launch_stream(space, state, op, p, block, params);
+        } else {
+          params.write_levels = Fields::most_levels;
+          for (int a = 0; a < 3; ++a) params.wrap[a] = periodic[a];
+          launch(space, state, op, p, block, params);
+        }
+      });
 }
 
 }  // namespace stencil::native_cuda::fields
