@@ -6,6 +6,7 @@
 // jobs share the work.
 #pragma once
 
+#include "benchmarks.hpp"
 #include "machine.hpp"
 #include "options.hpp"
 #include "tables.hpp"
@@ -14,7 +15,9 @@
 #include <exception>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace stencil_perf {
@@ -43,6 +46,28 @@ inline bool add_stencil_cases(std::size_t index, StencilCases cases) {
 /// Messages of benchmarks that could not run, in the order they happened.
 std::vector<std::string>& failure_list();
 
+/// A plan refused by design for this domain, not by a defect: a
+/// RegisterResident plan of a domain larger than the device's registers
+/// hold (the suite's 1D sizes are). Its row is not applicable, not failed.
+struct NotApplicable : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// stencil::plan(args...) with `policy`; a refusal that the policy makes
+/// by design becomes NotApplicable.
+template <class Policy, class MakePlan>
+stencil::Plan plan_or_not_applicable(Policy const&, MakePlan&& make_plan) {
+  try {
+    return make_plan();
+  } catch (stencil::unsupported const& e) {
+    if constexpr (std::is_same_v<Policy, stencil::RegisterResident>) {
+      throw NotApplicable(e.what());
+    } else {
+      throw;
+    }
+  }
+}
+
 struct FixtureBase {
   virtual ~FixtureBase() = default;
 };
@@ -60,6 +85,10 @@ class FixtureCache {
       key_ = key;
       try {
         fixture_ = make();
+      } catch (NotApplicable const& e) {
+        error_ = std::string(not_applicable_prefix) + e.what();
+        error = error_;
+        return nullptr;
       } catch (stencil::error const& e) {
         error_ = e.what();
       } catch (std::exception const& e) {

@@ -232,9 +232,13 @@ struct SolverFixture : FixtureBase {
 /// bytes one step moves per cell (Op::values_per_cell values of T: every
 /// field level read once and every written field stored once), times the
 /// plan's depth. Named dram<N>v (dram3v, dram4v). No FP ceiling: the
-/// solvers declare no flop count.
+/// solvers declare no flop count. A register-resident plan has the FMA
+/// ceiling (resident_ceiling).
 template <class Op>
 Bound solver_ceiling(stencil::Plan const& plan, Ceilings const& c) {
+  if (plan.policy == stencil::PolicyKind::register_resident) {
+    return resident_ceiling(plan, c);
+  }
   std::size_t const size = static_cast<std::size_t>(plan.value_size);
   int const depth = std::max(1, plan.depth);
   Bound b{c.dram_gcells(size, Op::values_per_cell) * depth,
@@ -284,7 +288,8 @@ void run_solver_case(benchmark::State& bench, Case const& c,
         std::copy(c.extents.begin(), c.extents.end(), extents.begin());
         auto fx = std::make_unique<F>(c.name, extents);
         // Planning first: a refused plan fails before the slow fill.
-        fx->plan = plan_solver(space, *fx, policy);
+        fx->plan = plan_or_not_applicable(
+            policy, [&] { return plan_solver(space, *fx, policy); });
         Solver<Op>::fill(fx->state);
         fx->save();
         Bound const bound = solver_ceiling<Op>(fx->plan, ceilings);

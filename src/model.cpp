@@ -62,6 +62,7 @@ double shared_accesses(Stencil const& s, Config const& c) {
       return taps(s) + 1;
     case PolicyKind::temporal_blocking:
     case PolicyKind::device_tiling:
+    case PolicyKind::register_resident:  // refused by validate
       break;
   }
   int const r = s.radius;
@@ -245,6 +246,11 @@ void check(Stencil const& s, Config const& c, std::array<int, 3> const& extents,
                  "; give 1 or more");
   STENCIL_EXPECT(c.columns >= 1, "model: columns per thread is ", c.columns,
                  "; give 1 or more");
+  STENCIL_EXPECT(c.policy != PolicyKind::register_resident,
+                 "model: RegisterResident keeps the domain in registers, "
+                 "where the roofline's DRAM and shared-memory terms do not "
+                 "apply; model::predict_resident gives its ceiling (paper "
+                 "004's eq. 7)");
   STENCIL_EXPECT(blocks_in_time(c.policy) || c.depth == 1,
                  "model: ", to_string(c.policy),
                  " takes one step per pass, not ", c.depth,

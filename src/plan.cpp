@@ -54,7 +54,22 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
       << ", value size " << p.value_size
       << " B; stencil: " << to_string(p.shape) << ", radius " << p.radius;
   if (!p.fields.empty()) out << ", fields " << p.fields;
-  out << "; depth " << p.depth;
+  if (p.policy == PolicyKind::register_resident) {
+    auto const& n = p.native_cuda;
+    out << "; every step of a call in one cooperative launch, the domain in "
+           "registers: "
+        << n.cells_per_thread << " cells per thread, " << p.blocks
+        << " blocks owning up to " << p.tile.x
+        << " cells each, warps' overlap refreshed through shared memory "
+           "every "
+        << n.block_halo << " steps, blocks' overlap through L2 every "
+        << n.grid_halo << " steps behind neighbour flags, threads "
+        << p.team_size << ", registers " << p.registers << ", local memory "
+        << p.local_memory_bytes << " B/thread, shared " << p.scratch_bytes
+        << " B/block, blocks/SM " << p.blocks_per_sm;
+  } else {
+    out << "; depth " << p.depth;
+  }
   if (p.policy == PolicyKind::spatial_blocking) {
     out << ", tile x=" << p.tile.x;
     if (p.rank >= 2) out << " y=" << p.tile.y;
@@ -63,8 +78,9 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
         << " B/team";
   }
   // The native multi-field kernel, whichever policy runs it.
-  bool const native_fields =
-      !p.fields.empty() && p.backend == Backend::native_cuda;
+  bool const native_fields = !p.fields.empty() &&
+                             p.backend == Backend::native_cuda &&
+                             p.policy != PolicyKind::register_resident;
   bool const streams_fields = native_fields &&
                               p.policy == PolicyKind::temporal_blocking &&
                               p.native_cuda.rows_per_thread > 0;

@@ -482,7 +482,7 @@ TYPED_TEST(Fields, MisuseIsRefusedWithWhatWouldBeValid) {
           (void)stencil::plan(Space{}, heat, Op{}, stencil::DeviceTiling{});
         },
         {"DeviceTiling does not run multi-field stencils",
-         "StreamingSweep and TemporalBlocking"});
+         "StreamingSweep, TemporalBlocking"});
     expect_error(
         [&] {
           (void)stencil::plan(Space{}, heat, Op{},
@@ -654,28 +654,39 @@ TYPED_TEST(Fields, NativeTemporalBlockingStreamsEveryFieldKind) {
   }
 }
 
-/// Auto on a rank-1 state: the native TemporalBlocking at radius 1 and 2,
-/// where it ran ahead of Naive on wave1d, Naive from radius 3, saying why;
-/// host spaces have no native kernel and take Naive.
-TYPED_TEST(Fields, AutoInOneDimensionTakesTemporalBlockingUpToRadiusTwo) {
+/// Auto on a rank-1 state: on CUDA, RegisterResident where the domain fits
+/// in the device's registers; beyond, the native TemporalBlocking at
+/// radius 1 and 2, where it ran ahead of Naive on wave1d, and Naive from
+/// radius 3, saying why; host spaces have no native kernel and take Naive.
+TYPED_TEST(Fields, AutoInOneDimensionTakesRegistersThenTemporalBlocking) {
   using Space = TypeParam;
   using Mem = typename Space::memory_space;
-  auto const chosen = [](auto op, int halo) {
+  auto const chosen = [](auto op, int halo, int n) {
     using Op = decltype(op);
     stencil::State<double, 1, Mem> s(
-        "line", {4099}, stencil::field_specs<Op>({"u"}), {.halo = halo});
+        "line", {n}, stencil::field_specs<Op>({"u"}), {.halo = halo});
     return stencil::plan(Space{}, s, op, stencil::Auto{});
   };
-  auto const r2 = chosen(stencil::suite::Wave<1, 2>{}, 2);
-  auto const r3 = chosen(stencil::suite::Wave<1, 3>{}, 3);
+  // More cells than an H200's registers hold in double (929280 at radius
+  // 2 and 4).
+  int const beyond_registers = 1 << 21;
+  auto const fits = chosen(stencil::suite::Wave<1, 2>{}, 2, 4099);
+  auto const r2 = chosen(stencil::suite::Wave<1, 2>{}, 2, beyond_registers);
+  auto const r3 = chosen(stencil::suite::Wave<1, 3>{}, 3, beyond_registers);
   EXPECT_EQ(r3.policy, stencil::PolicyKind::naive) << r3.reason;
   if constexpr (stencil::native_available_v<Space>) {
+    EXPECT_EQ(fits.policy, stencil::PolicyKind::register_resident)
+        << fits.reason;
     EXPECT_EQ(r2.policy, stencil::PolicyKind::temporal_blocking) << r2.reason;
     EXPECT_NE(r2.reason.find("1D at radius 1 and 2"), std::string::npos)
         << r2.reason;
     EXPECT_NE(r3.reason.find("in 1D at radius 3"), std::string::npos)
         << r3.reason;
+    EXPECT_NE(r3.reason.find("RegisterResident does not run it"),
+              std::string::npos)
+        << r3.reason;
   } else {
+    EXPECT_EQ(fits.policy, stencil::PolicyKind::naive) << fits.reason;
     EXPECT_EQ(r2.policy, stencil::PolicyKind::naive) << r2.reason;
   }
 }

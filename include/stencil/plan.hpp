@@ -56,6 +56,7 @@ Plan plan(ExecSpace const& space, Grid<T, Rank, MemorySpace> const& grid,
     static_assert(runs_rank_v<Policy, Rank>,
                   "stencil::plan: the policy does not run grids of this rank "
                   "(DeviceTiling runs rank 3; StreamingSweep ranks 2 and 3; "
+                  "RegisterResident rank 1; "
                   "the others every rank)");
     static_assert(detail::mechanism_available_v<Policy, ExecSpace>,
                   "stencil::plan: no mechanism runs this policy on this "

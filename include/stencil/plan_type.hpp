@@ -100,6 +100,12 @@ struct Plan {
     /// DeviceTiling: bytes of the exchange buffer its launches keep in L2 as
     /// persisting lines (DeviceTiling::l2_window); 0 for none.
     std::size_t l2_window_bytes = 0;
+    /// RegisterResident: the cells each thread keeps in registers, and the
+    /// steps between refreshes of the overlap of adjacent warps (through
+    /// shared memory) and of adjacent blocks (through L2).
+    int cells_per_thread = 0;
+    int block_halo = 0;
+    int grid_halo = 0;
   };
   NativeCuda native_cuda;
   std::string device;  ///< the GPU the plan was made for

@@ -94,6 +94,27 @@ struct StreamingSweep {
   std::optional<bool> bulk_copy = std::nullopt;
 };
 
+/// Register-resident blocking (native CUDA backend, rank 1, fixed or
+/// periodic boundaries; paper 004's RDDhalo): the whole domain stays in
+/// registers for the whole call, `cells_per_thread` adjacent cells of every
+/// field per thread, one block per multiprocessor. Threads read their
+/// neighbours' cells by warp shuffles; adjacent warps overlap by
+/// radius x block_halo cells, refreshed through shared memory every
+/// `block_halo` steps, and adjacent blocks by radius x grid_halo cells,
+/// exchanged through L2 every `grid_halo` steps behind flags only the two
+/// neighbours wait on. Between refreshes the overlaps are recomputed. It
+/// runs single-field stencils and multi-field ones whose fields keep one
+/// or two time levels (a leapfrog). The plan refuses a domain the device's
+/// registers cannot hold and says how large one may be. 0 lets the plan
+/// choose; `cells_per_thread` and `block_halo` are compiled per stencil
+/// and value type (the plan names them), `grid_halo` is any multiple of
+/// `block_halo` that leaves blocks cells of their own.
+struct RegisterResident {
+  int cells_per_thread = 0;
+  int block_halo = 0;
+  int grid_halo = 0;
+};
+
 /// Let the library choose the backend, policy and parameters. The choice is
 /// reported by `stencil::plan` (and printed with the plan).
 ///
@@ -115,7 +136,8 @@ enum class PolicyKind {
   spatial_blocking,
   temporal_blocking,
   device_tiling,
-  streaming_sweep
+  streaming_sweep,
+  register_resident
 };
 
 namespace detail {
@@ -197,10 +219,19 @@ struct policy_traits<StreamingSweep> {
   static constexpr bool auto_candidate(int rank) { return rank == 3; }
 };
 
+template <>
+struct policy_traits<RegisterResident> {
+  static constexpr PolicyKind kind = PolicyKind::register_resident;
+  static constexpr std::string_view name = "RegisterResident";
+  static constexpr int min_rank = 1, max_rank = 1;
+  static constexpr bool has_depth = false, has_prefetch = false;
+  static constexpr bool auto_candidate(int) { return true; }
+};
+
 /// Every policy that names one way to run (Auto chooses among them), in the
 /// order Auto and the benchmarks list them.
 using Policies = std::tuple<Naive, SpatialBlocking, TemporalBlocking,
-                            DeviceTiling, StreamingSweep>;
+                            DeviceTiling, StreamingSweep, RegisterResident>;
 
 template <class P>
 inline constexpr bool is_policy_v = requires {

@@ -104,13 +104,15 @@ void plan_fields_with(Plan& p, Policy const& policy) {
         concat(to_string(policy_traits<Policy>::kind),
                " does not run multi-field stencils on ", p.execution_space,
                " in this build (its kernels read one field); Naive and "
-               "SpatialBlocking run them on every space, StreamingSweep and "
-               "TemporalBlocking (rank 1 and 2) "
-               "natively on CUDA, and Auto chooses among those that do"));
+               "SpatialBlocking run them on every space, StreamingSweep, "
+               "TemporalBlocking (rank 1 and 2) and RegisterResident (rank "
+               "1) natively on CUDA, and Auto chooses among those that do"));
   }
 }
 
-/// Auto for a multi-field stencil. In 1D and 2D, where the space has a
+/// Auto for a multi-field stencil. In 1D, where the space has the native
+/// RegisterResident (CUDA) and the domain fits in the device's registers,
+/// that. Then in 1D and 2D, where the space has a
 /// native TemporalBlocking of several fields (CUDA) and its plan accepts
 /// the state (fixed and periodic sides, tiles or rings that fit), that at
 /// its default depth: measured ahead of Naive on every 2D solver of the
@@ -122,17 +124,37 @@ void plan_fields_with(Plan& p, Policy const& policy) {
 template <class ExecSpace, class T, class Op>
 void choose_fields_automatically(Plan& p, bool position_mapped) {
   std::string why_not_native;
+  // In 1D, first the domain in registers, where it fits.
+  if constexpr (Op::rank == 1 && runs_fields<RegisterResident, ExecSpace>()) {
+    if (!position_mapped) {
+      Plan resident = p;
+      try {
+        plan_fields_with<ExecSpace, T, Op>(resident, RegisterResident{});
+        resident.chosen_by_auto = true;
+        resident.reason =
+            "the domain fits in the device's registers, where "
+            "RegisterResident keeps it for the whole call: every step in "
+            "one launch, no DRAM traffic between "
+            "(docs/decisions/register-resident.md)";
+        p = resident;
+        return;
+      } catch (unsupported const& e) {
+        why_not_native =
+            concat("; RegisterResident does not run it: ", e.what());
+      }
+    }
+  }
   if constexpr (Op::rank <= 2 && runs_fields<TemporalBlocking, ExecSpace>()) {
     if (Op::rank == 1 && Op::fields::radius >= 3) {
-      why_not_native =
+      why_not_native +=
           "; in 1D at radius 3 and more the native TemporalBlocking (depth "
           "2) ran behind Naive on the suite's wave, or level with it";
     } else if (Op::rank == 2 && Op::fields::radius >= 4 && sizeof(T) < 8) {
-      why_not_native =
+      why_not_native +=
           "; at radius 4 in 4-byte values the native TemporalBlocking (depth "
           "2) ran behind Naive on the suite's wave";
     } else if (position_mapped) {
-      why_not_native =
+      why_not_native +=
           "; the native TemporalBlocking reads positions of a whole state, "
           "and this one is a rank's block of a distributed domain";
     } else {
@@ -148,10 +170,11 @@ void choose_fields_automatically(Plan& p, bool position_mapped) {
             "suite's ",
             Op::rank == 1 ? "1D wave" : "2D solvers",
             " faster than Naive (docs/decisions/auto-fields.md)");
+        if (!why_not_native.empty()) native.reason += why_not_native;
         p = native;
         return;
       } catch (unsupported const& e) {
-        why_not_native = concat(
+        why_not_native += concat(
             "; the native TemporalBlocking does not run "
             "this state: ",
             e.what());

@@ -3,13 +3,14 @@
 // stencil/detail/native_dispatch.hpp only when Kokkos has CUDA and the build
 // enables STENCIL_ENABLE_NATIVE_CUDA. It declares the backend available for
 // Kokkos::Cuda and routes the native policies to their mechanism, one folder
-// each (temporal_blocking/, device_tiling/, streaming_sweep/; the prefetch
-// they share in common/).
+// each (temporal_blocking/, device_tiling/, streaming_sweep/,
+// register_resident/; the prefetch and flags they share in common/).
 #pragma once
 
 #include <stencil/native_cuda/common/calibration.hpp>
 #include <stencil/native_cuda/device_tiling/launch.hpp>
 #include <stencil/native_cuda/fields/launch.hpp>
+#include <stencil/native_cuda/register_resident/launch.hpp>
 #include <stencil/native_cuda/streaming_sweep/launch.hpp>
 #include <stencil/native_cuda/temporal_blocking/launch.hpp>
 
@@ -306,6 +307,66 @@ struct Mechanism<StreamingSweep, Kokkos::Cuda> {
           {PolicyKind::streaming_sweep, 0, prefetch, Tile{}, 0.0});
     }
     return choices;
+  }
+};
+
+/// RegisterResident on the GPU (rank 1): the whole domain in registers for
+/// the whole call (register_resident/), for a single-field Grid (as a
+/// stencil of one field) and for a multi-field State.
+template <>
+struct Mechanism<RegisterResident, Kokkos::Cuda> {
+  static constexpr bool available = true;
+
+  template <class T, class Op, PolicyKinds Kinds>
+  static void plan(Plan& p, RegisterResident const& policy) {
+    native_cuda::register_resident::plan<
+        T, native_cuda::register_resident::SingleField<Op>>(p, policy);
+  }
+  template <PolicyKinds Kinds, class T, int Rank, class MemorySpace, class Op>
+  static void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
+                  Op const& op, int steps, Plan const& p,
+                  LoopHooks const& hooks) {
+    static_assert(Rank == 1, "RegisterResident runs rank-1 grids");
+    native_cuda::register_resident::run(space, grid, op, steps, p, hooks);
+  }
+  static constexpr bool runs_fields = true;
+  template <class T, class Op>
+  static void plan_fields(Plan& p, RegisterResident const& policy) {
+    native_cuda::register_resident::plan<T, Op>(p, policy);
+  }
+  template <class T, int Rank, class MemorySpace, class Op>
+  static void run_fields(Kokkos::Cuda const& space,
+                         State<T, Rank, MemorySpace>& state, Op const& op,
+                         int steps, Plan const& p, LoopHooks const& hooks) {
+    if constexpr (Rank == 1 && native_cuda::register_resident::compiled_v<Op>) {
+      native_cuda::register_resident::run_fields(space, state, op, steps, p,
+                                                 hooks);
+    } else {
+      STENCIL_EXPECT_SUPPORTED(
+          false, "RegisterResident does not run this stencil: ",
+          native_cuda::register_resident::not_compiled<Op>());
+    }
+  }
+  /// Not for a single-field grid: each call allocates its exchange
+  /// buffers and waits for its launch, which the benchmarks' calls of 128
+  /// steps (heat1d) paid for, behind temporal blocking
+  /// (docs/decisions/register-resident.md). Auto{.tune = true} times it;
+  /// Auto on a multi-field State takes it where it fits (fields/iterate.hpp).
+  template <class T, class Op>
+  static AutoPreference auto_preference() {
+    return {.preferred = false,
+            .model_may_veto = false,
+            .what = "register-resident blocking (RegisterResident)",
+            .why = {},
+            .why_not =
+                "register-resident blocking ran behind temporal "
+                "blocking on single-field grids in calls of 128 "
+                "steps, which pay its buffers and wait for its "
+                "launch (docs/decisions/register-resident.md)"};
+  }
+  template <class T, class Op>
+  static std::vector<TunedChoice> tuning_candidates() {
+    return {{PolicyKind::register_resident, 1, -1, Tile{}, 0.0}};
   }
 };
 

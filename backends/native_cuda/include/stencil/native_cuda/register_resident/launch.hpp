@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: Apache-2.0
+// Host side of RegisterResident (kernel.hpp): which functors it compiles,
+// how the domain is shared among blocks, the plan (which refuses a domain
+// the device's registers cannot hold, saying how large one may be), and
+// the runs of a multi-field State and of a single-field Grid, one
+// cooperative launch per block of steps between hooks.
+#pragma once
+
+#include <stencil/native_cuda/common/cuda_check.hpp>
+#include <stencil/native_cuda/common/device.hpp>
+#include <stencil/native_cuda/fields/launch.hpp>
+#include <stencil/native_cuda/register_resident/kernel.hpp>
+
+#include <stencil/boundary.hpp>
+#include <stencil/detail/time_loop.hpp>
+#include <stencil/error.hpp>
+#include <stencil/fields/declare.hpp>
+#include <stencil/fields/state.hpp>
+#include <stencil/grid.hpp>
+#include <stencil/plan_type.hpp>
+#include <stencil/policy.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <climits>
+#include <string>
+#include <vector>
+
+namespace stencil::native_cuda::register_resident {
+
+/// A single-field functor as a stencil of one written field of one level,
+/// so that a Grid runs the same kernel as a State.
+template <class Op>
+struct SingleField {
+  static constexpr int rank = Op::rank;
+  static constexpr auto shape = Op::shape;
+  using fields = stencil::fields<stencil::field<Op::radius>>;
+  Op op;
+  template <class In>
+  __device__ __forceinline__ auto operator()(In const& in) const {
+    return op(stencil::read<0>(in));
+  }
+};
+
+/// Why the kernel does not compile for a multi-field functor, or empty.
+template <class Op>
+constexpr char const* not_compiled() {
+  if constexpr (Op::rank != 1) {
+    return "it runs rank-1 domains (the domain is one row of registers "
+           "across the device)";
+  } else if constexpr (Op::fields::radius < 1) {
+    return "it runs stencils of radius 1 or more";
+  } else if constexpr (Op::fields::most_levels > 2) {
+    return "it keeps 1 or 2 time levels per field in registers";
+  } else {
+    return "";
+  }
+}
+template <class Op>
+inline constexpr bool compiled_v = not_compiled<Op>()[0] == '\0';
+
+/// The cells each block owns: block b owns [starts[b], starts[b + 1]).
+/// Whole lanes of `cells_per_thread` cells each, spread evenly, and the
+/// remainder of n in block 0 (so at least two blocks where there is one),
+/// so that the domain's ends start lanes: the kernel keeps the fixed halo
+/// cells there, and wraps a periodic halo lane by lane. Every block owns
+/// at least the `grid_halo_cells` its neighbours read and a lane more,
+/// which a lane that holds block 0's unaligned end reads past them.
+struct Partition {
+  std::vector<int> starts;
+  int blocks() const { return static_cast<int>(starts.size()) - 1; }
+};
+
+inline Partition partition(int n, int owned_most, int cells_per_thread) {
+  int blocks = (n + owned_most - 1) / owned_most;
+  if (blocks == 1 && n % cells_per_thread != 0) blocks = 2;
+  int const lanes = n / cells_per_thread, rest = n % cells_per_thread;
+  int const share = lanes / blocks, extra = lanes % blocks;
+  Partition part;
+  part.starts.push_back(0);
+  for (int b = 0; b < blocks; ++b) {
+    // Block 0 takes the smallest share of lanes and the remainder.
+    int const own = b == 0 ? share * cells_per_thread + rest
+                           : (share + (b <= extra ? 1 : 0)) * cells_per_thread;
+    part.starts.push_back(part.starts.back() + own);
+  }
+  return part;
+}
+
+inline bool partition_fits(Partition const& part, int owned_most,
+                           int grid_halo_cells, int cells_per_thread) {
+  for (int b = 0; b < part.blocks(); ++b) {
+    int const own = part.starts[b + 1] - part.starts[b];
+    if (own < grid_halo_cells + cells_per_thread || own > owned_most)
+      return false;
+  }
+  return true;
+}
+
+template <class T, class Op>
+auto kernel_function() {
+  return &resident_steps<T, Op>;
+}
+
+/// The plan of RegisterResident for the multi-field functor `Op` (a
+/// single-field one comes as SingleField<Op>), or stencil::unsupported
+/// saying what would run.
+template <class T, class Op>
+void plan(Plan& p, RegisterResident const& policy) {
+  constexpr std::string_view name = "RegisterResident";
+  DeviceLimits const device = current_device_limits();
+  expect_native_gpu(device, name);
+  if constexpr (!compiled_v<Op>) {
+    (void)policy;
+    STENCIL_EXPECT_SUPPORTED(false, name,
+                             " does not run this stencil: ", not_compiled<Op>(),
+                             "; use TemporalBlocking, Naive or Auto");
+  } else {
+    using S = Shape<T, Op>;
+    constexpr int radius = Op::fields::radius;
+    Boundary const low = p.sides[2][0], high = p.sides[2][1];
+    STENCIL_EXPECT_SUPPORTED(
+        (low == Boundary::fixed || low == Boundary::periodic) && low == high,
+        name,
+        " runs fixed and periodic boundaries (it advances every step of a "
+        "call in one launch, and other halos change every step); this "
+        "domain's are ",
+        stencil::detail::sides_text(p.sides, 1),
+        "; use StreamingSweep, Naive or SpatialBlocking");
+    STENCIL_EXPECT(
+        policy.cells_per_thread == 0 ||
+            policy.cells_per_thread == S::cells_per_thread,
+        name, ": cells_per_thread is ", policy.cells_per_thread,
+        "; this stencil's kernel is compiled for ", S::cells_per_thread,
+        " cells per thread (registers hold two arrays of them per written "
+        "field); use 0 or ",
+        S::cells_per_thread);
+    STENCIL_EXPECT(policy.block_halo == 0 || policy.block_halo == S::block_halo,
+                   name, ": block_halo is ", policy.block_halo,
+                   "; this stencil's kernel refreshes its warps' overlap "
+                   "every ",
+                   S::block_halo, " steps (whole lanes of ",
+                   S::cells_per_thread, " cells at radius ", radius,
+                   "); use 0 or ", S::block_halo);
+    int const n = p.extents[2];
+    // The default exchanges every two block halos, or every one where the
+    // domain is too small to give each block two halos' worth.
+    auto const too_small = [&](int steps) {
+      int const cells = radius * steps, most = S::span - 2 * cells;
+      return !partition_fits(partition(n, most, S::cells_per_thread), most,
+                             cells, S::cells_per_thread);
+    };
+    int const grid_halo =
+        policy.grid_halo != 0 ? policy.grid_halo
+        : too_small(2 * S::block_halo) && !too_small(S::block_halo)
+            ? S::block_halo
+            : 2 * S::block_halo;
+    int const hb = radius * grid_halo;
+    int const owned_most = S::span - 2 * hb;
+    int const most_grid_halo =
+        S::span / (3 * radius) / S::block_halo * S::block_halo;
+    STENCIL_EXPECT(
+        grid_halo > 0 && grid_halo % S::block_halo == 0 && owned_most >= hb,
+        name, ": grid_halo is ", policy.grid_halo,
+        "; blocks exchange their overlap at a multiple of the "
+        "block halo (",
+        S::block_halo,
+        " steps) that leaves a block more cells "
+        "than its neighbours read: use 0 or a multiple of ",
+        S::block_halo, " up to ", most_grid_halo);
+
+    auto const function = kernel_function<T, Op>();
+    STENCIL_EXPECT_SUPPORTED(
+        shared_memory_fits(function, S::shared_bytes, device), name,
+        ": CUDA refused ", S::shared_bytes,
+        " bytes of shared memory for the warp halos on ", device.name);
+    cudaFuncAttributes attributes{};
+    STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, function));
+    int const per_sm =
+        resident_blocks_per_sm(function, S::threads, S::shared_bytes);
+    long long const most_blocks =
+        static_cast<long long>(per_sm) * device.multiprocessors;
+    long long const capacity = most_blocks * owned_most;
+    STENCIL_EXPECT_SUPPORTED(
+        per_sm >= 1 && n <= capacity, name,
+        " holds the whole domain in "
+        "registers: ",
+        most_blocks, " blocks of ", S::threads, " threads x ",
+        S::cells_per_thread, " cells, ", owned_most,
+        " of them each a block's own, hold at most ", capacity,
+        " cells of this stencil on ", device.name, "; this domain has ", n,
+        " (use TemporalBlocking, which streams any size; Auto does)");
+    Partition const part = partition(n, owned_most, S::cells_per_thread);
+    STENCIL_EXPECT_SUPPORTED(
+        part.blocks() <= most_blocks &&
+            partition_fits(part, owned_most, hb, S::cells_per_thread),
+        name, ": a domain of ", n,
+        " cells cannot be shared among blocks "
+        "that each own the ",
+        hb, " cells (radius x grid_halo) their neighbours read and a lane of ",
+        S::cells_per_thread, " more, in whole lanes; use at least ",
+        2 * (hb + 2 * S::cells_per_thread), " cells, or a smaller grid_halo");
+    p.backend = Backend::native_cuda;
+    p.policy = PolicyKind::register_resident;
+    p.depth = grid_halo;
+    p.tile = {owned_most, 1, 1};
+    p.native_cuda.cells_per_thread = S::cells_per_thread;
+    p.native_cuda.block_halo = S::block_halo;
+    p.native_cuda.grid_halo = grid_halo;
+    p.team_size = S::threads;
+    p.scratch_bytes = S::shared_bytes;
+    p.blocks = part.blocks();
+    p.blocks_per_sm = per_sm;
+    p.registers = attributes.numRegs;
+    p.local_memory_bytes = static_cast<int>(attributes.localSizeBytes);
+    p.device = device.name;
+  }
+}
+
+/// What a run keeps on the device: the partition, the edge buffers of the
+/// exchanges between blocks and their flags.
+template <class T>
+struct Scratch {
+  Kokkos::View<int*, Kokkos::CudaSpace> starts;
+  Kokkos::View<T*, Kokkos::CudaSpace> edges;
+  Kokkos::View<unsigned*, Kokkos::CudaSpace> flags;
+};
+
+template <class T, class Op>
+Scratch<T> make_scratch(Kokkos::Cuda const& space, Plan const& p, int n) {
+  using S = Shape<T, Op>;
+  int const hb = Op::fields::radius * p.native_cuda.grid_halo;
+  Partition const part = partition(n, S::span - 2 * hb, S::cells_per_thread);
+  Scratch<T> scratch{Kokkos::View<int*, Kokkos::CudaSpace>(
+                         Kokkos::view_alloc(Kokkos::WithoutInitializing,
+                                            "stencil:register_resident:starts"),
+                         part.starts.size()),
+                     Kokkos::View<T*, Kokkos::CudaSpace>(
+                         Kokkos::view_alloc(Kokkos::WithoutInitializing,
+                                            "stencil:register_resident:edges"),
+                         std::size_t{2} * S::exchanged * n),
+                     Kokkos::View<unsigned*, Kokkos::CudaSpace>(
+                         "stencil:register_resident:flags", part.blocks())};
+  Kokkos::View<int const*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(
+      part.starts.data(), part.starts.size());
+  Kokkos::deep_copy(space, scratch.starts, host);
+  space.fence();  // `host` lives on this function's stack
+  return scratch;
+}
+
+/// One cooperative launch of `params.steps` steps: every block must be
+/// resident at once, since each waits for its neighbours.
+template <class T, class Op>
+void launch(Kokkos::Cuda const& space, Scratch<T> const& scratch,
+            Params<T, Op>& params) {
+  using S = Shape<T, Op>;
+  params.starts = scratch.starts.data();
+  params.edges = scratch.edges.data();
+  params.flags = NeighbourFlags{scratch.flags.data()};
+  STENCIL_CUDA_CHECK(cudaMemsetAsync(scratch.flags.data(), 0,
+                                     scratch.flags.size() * sizeof(unsigned),
+                                     space.cuda_stream()));
+  auto const function = kernel_function<T, Op>();
+  allow_dynamic_shared(function, S::shared_bytes);
+  void* arguments[] = {&params};
+  STENCIL_CUDA_CHECK(cudaLaunchCooperativeKernel(
+      reinterpret_cast<void const*>(function),
+      dim3(static_cast<unsigned>(scratch.flags.size())), dim3(S::threads),
+      arguments, S::shared_bytes, space.cuda_stream()));
+}
+
+/// A multi-field State: the written fields' levels go to a second set of
+/// buffers that trades places with the state's (fields/launch.hpp), one
+/// launch per block of steps between hooks.
+template <class T, class MemorySpace, class Op>
+void run_fields(Kokkos::Cuda const& space, State<T, 1, MemorySpace>& state,
+                Op const& op, int steps, Plan const& p,
+                stencil::detail::LoopHooks const& hooks) {
+  using Fields = typename Op::fields;
+  bool const periodic =
+      state.boundaries().kind(0, Side::low) == Boundary::periodic;
+  Scratch<T> const scratch = make_scratch<T, Op>(space, p, state.extent(0));
+  fields::run_with_second_set<Fields>(
+      space, state, steps, INT_MAX, hooks, "RegisterResident",
+      [&](int block, fields::OutBuffers<T, Fields> const& out) {
+        Params<T, Op> params;
+        params.op = op;
+        params.n = state.extent(0);
+        params.halo = state.halo();
+        params.steps = block;
+        params.grid_halo = p.native_cuda.grid_halo;
+        params.periodic = periodic;
+        params.t0 = state.time();
+        params.dt = state.dt();
+        for (int f = 0; f < Fields::count; ++f) {
+          for (int k = 0; k < Fields::levels[f]; ++k) {
+            params.in[f][k] = state.level(f, -k).data();
+            params.out[f][k] = out[f][k];
+          }
+        }
+        launch(space, scratch, params);
+      });
+}
+
+/// A single-field Grid: the new level into the grid's next buffer, which
+/// then becomes current.
+template <class T, class MemorySpace, class Op>
+void run(Kokkos::Cuda const& space, Grid<T, 1, MemorySpace>& grid, Op const& op,
+         int steps, Plan const& p, stencil::detail::LoopHooks const& hooks) {
+  using Fields = SingleField<Op>;
+  bool const periodic =
+      grid.boundaries().kind(0, Side::low) == Boundary::periodic;
+  Scratch<T> const scratch = make_scratch<T, Fields>(space, p, grid.extent(0));
+  auto const run_block = [&](int block) {
+    Params<T, Fields> params;
+    params.op = Fields{op};
+    params.n = grid.extent(0);
+    params.halo = grid.halo();
+    params.steps = block;
+    params.grid_halo = p.native_cuda.grid_halo;
+    params.periodic = periodic;
+    params.in[0][0] = grid.current().data();
+    params.out[0][0] = grid.next().data();
+    launch(space, scratch, params);
+    grid.swap();
+  };
+  stencil::detail::time_loop(
+      space, grid, stencil::detail::step_blocks(steps, INT_MAX, hooks),
+      run_block, hooks);
+  // The scratch is freed on return; the kernels that use it are ordered
+  // before the free on the space's stream.
+  space.fence();
+}
+
+}  // namespace stencil::native_cuda::register_resident

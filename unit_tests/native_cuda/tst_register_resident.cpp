@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: Apache-2.0
+// Native CUDA RegisterResident against plain host loops: the 1D leapfrog
+// wave at radius 1 to 4, heat1d on a single-field Grid at radius 1 to 3,
+// and a field with a read-only coefficient; float and double, fixed and
+// periodic; sizes of one and of several blocks, odd ones, and the largest
+// the device holds; step counts that are not multiples of the block or grid
+// halo, and hooks that cut a call into several launches. Then the
+// refusals, and Auto's choice on both sides of the registers' capacity
+// (States) and on a single-field grid.
+// (A rank-2 grid is refused at compile time: policy_traits' ranks.)
+#include "../fields_reference.hpp"
+#include "../reference.hpp"
+#include "native_test.hpp"
+
+#include <stencil/stencil.hpp>
+#include <stencil/suite.hpp>
+#include <stencil/suite/solvers.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using stencil::Boundary;
+using stencil::RegisterResident;
+using stencil_test::fields::HostField;
+
+template <class T>
+using Line = stencil::State<T, 1, Kokkos::CudaSpace>;
+
+/// The plan of `op` on a state or grid of `n` cells.
+template <class T, class Op>
+stencil::Plan resident_plan(int n, Boundary boundary,
+                            RegisterResident policy = {}) {
+  if constexpr (stencil::detail::has_fields_v<Op>) {
+    Line<T> s("u", {n}, stencil::field_specs<Op>(),
+              {.halo = Op::fields::radius, .boundary = boundary});
+    return stencil::plan(Kokkos::Cuda{}, s, Op{}, policy);
+  } else {
+    stencil::Grid<T, 1, Kokkos::CudaSpace> g(
+        "u", {n}, {.halo = Op::radius, .boundary = boundary});
+    return stencil::plan(Kokkos::Cuda{}, g, Op{}, policy);
+  }
+}
+
+/// The most cells the device holds for `Op` in `T`, from the plan of a
+/// small domain: blocks per multiprocessor x multiprocessors x cells a
+/// block owns.
+template <class T, class Op>
+int capacity() {
+  stencil::Plan const p = resident_plan<T, Op>(4096, Boundary::fixed);
+  return p.blocks_per_sm *
+         stencil::native_cuda::current_device_limits().multiprocessors *
+         p.tile.x;
+}
+
+/// Error a run may gather over `steps` steps against a reference loop in
+/// its own precision that rounds differently (a wrong cell is off by far
+/// more).
+template <class T>
+double tolerance(int steps) {
+  return (sizeof(T) == 4 ? 1e-6 : 1e-13) * (10 + steps);
+}
+
+template <class T, int R>
+void check_wave(int n, Boundary boundary, int steps, RegisterResident policy,
+                int hook_every = 0) {
+  using Op = stencil::suite::Wave<1, R>;
+  std::ostringstream what;
+  what << Op::name << (sizeof(T) == 4 ? " float" : " double") << " n=" << n
+       << (boundary == Boundary::periodic ? " periodic" : " fixed")
+       << " steps=" << steps << " grid_halo=" << policy.grid_halo
+       << " hook every " << hook_every;
+  SCOPED_TRACE(what.str());
+  Line<T> s("wave", {n}, stencil::field_specs<Op>({"u"}),
+            {.halo = R + 1, .boundary = boundary});
+  if (boundary == Boundary::periodic) {
+    // Smooth across the wrap: a jump there makes float and the double
+    // reference part by more than rounding (a plain float loop does too).
+    for (int level : {0, -1}) {
+      stencil::fill_level(s, 0, level, [n, level](int x) {
+        double const phase = 2 * std::numbers::pi * x / n;
+        // Level -1 a little behind: a slow wave whose values stay O(1).
+        return std::sin(7 * phase + 0.02 * level) + 0.3 * std::cos(31 * phase);
+      });
+    }
+  } else {
+    // Different fixed halos in the two buffers: each level keeps its own.
+    stencil_test::fields::fill_pattern(s, 0, 1, -1.0, 1.0, 0);
+    stencil_test::fields::fill_pattern(s, 0, 2, -1.0, 1.0, -1);
+  }
+  HostField u = stencil_test::fields::to_host(s, 0, 0);
+  HostField u_old = stencil_test::fields::to_host(s, 0, -1);
+  // The reference loop runs in T with the weights in T, C^2 folded in as
+  // the functor folds it: in float, any loop drifts from a double one by
+  // far more than rounding over hundreds of steps (the weights round
+  // differently), and only a wrong cell should fail the test.
+  auto const w = stencil_test::fields::second_difference(R);
+  double const c2 = Op::courant_squared;
+  T const centre = static_cast<T>(2 + c2 * w[0]);
+  for (int k = 0; k < steps; ++k) {
+    if (boundary == Boundary::periodic) stencil_test::fields::wrap_halo(u);
+    HostField next = u_old;
+    stencil_test::fields::for_interior(u, [&](int z, int y, int x) {
+      T sum = std::fma(centre, static_cast<T>(u(z, y, x)),
+                       -static_cast<T>(u_old(z, y, x)));
+      for (int d = 1; d <= R; ++d) {
+        T const pair =
+            static_cast<T>(u(z, y, x - d)) + static_cast<T>(u(z, y, x + d));
+        sum = std::fma(static_cast<T>(c2 * w[d]), pair, sum);
+      }
+      next(z, y, x) = sum;
+    });
+    u_old = u;
+    u = next;
+  }
+  stencil::Plan const p = stencil::plan(Kokkos::Cuda{}, s, Op{}, policy);
+  ASSERT_EQ(p.policy, stencil::PolicyKind::register_resident) << p;
+  EXPECT_EQ(p.local_memory_bytes, 0) << "the kernel spills: " << p;
+  int hooks = 0;
+  if (hook_every > 0) {
+    stencil::iterate(Kokkos::Cuda{}, s, Op{}, steps, policy,
+                     stencil::every(hook_every, [&](int) { ++hooks; }));
+    EXPECT_EQ(hooks, steps / hook_every);
+  } else {
+    stencil::iterate(Kokkos::Cuda{}, s, Op{}, steps, policy);
+  }
+  Kokkos::fence();
+  HostField const got = stencil_test::fields::to_host(s, 0, 0);
+  HostField const got_old = stencil_test::fields::to_host(s, 0, -1);
+  double const tol = tolerance<T>(steps);
+  int bad = 0;
+  for (int x = -(R + 1); x < n + R + 1; ++x) {
+    // The whole padded line: the fixed halos must hold too.
+    if (boundary == Boundary::periodic && (x < 0 || x >= n)) continue;
+    for (auto const& [g, e, level] :
+         {std::tuple{got(0, 0, x), u(0, 0, x), 0},
+          std::tuple{got_old(0, 0, x), u_old(0, 0, x), -1}}) {
+      if (!(std::abs(g - e) <= tol * (1 + std::abs(e))) && ++bad <= 3) {
+        ADD_FAILURE() << "level " << level << " cell " << x << " is " << g
+                      << ", reference " << e;
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+template <class T, int R>
+void check_wave_sizes(Boundary boundary) {
+  using Op = stencil::suite::Wave<1, R>;
+  stencil::Plan const p = resident_plan<T, Op>(4096, boundary);
+  int const block_halo = p.native_cuda.block_halo;
+  int const grid_halo = p.native_cuda.grid_halo;
+  // One block, and a remainder of cells that is not a whole lane.
+  check_wave<T, R>(1001, boundary, 2 * grid_halo + 3, {});
+  // Several blocks, steps that stop between exchanges.
+  check_wave<T, R>(3 * p.tile.x + 17, boundary, grid_halo + block_halo + 1, {});
+  // A grid halo of one block halo: exchanges every block_halo steps.
+  check_wave<T, R>(2 * p.tile.x + 5, boundary, 3 * block_halo + 1,
+                   {.grid_halo = block_halo});
+  // Hooks cut the call into launches of 7 steps.
+  check_wave<T, R>(5003, boundary, 23, {}, 7);
+  if (stencil_test::small_only()) return;
+  // The whole device.
+  check_wave<T, R>(capacity<T, Op>(), boundary, 2 * grid_halo + 1, {});
+}
+
+TEST(RegisterResident, LeapfrogWave) {
+  STENCIL_REQUIRE_GPU();
+  for (Boundary b : {Boundary::fixed, Boundary::periodic}) {
+    check_wave_sizes<float, 1>(b);
+    check_wave_sizes<double, 1>(b);
+    check_wave_sizes<float, 2>(b);
+    check_wave_sizes<double, 2>(b);
+    check_wave_sizes<float, 3>(b);
+    check_wave_sizes<double, 3>(b);
+    check_wave_sizes<float, 4>(b);
+    check_wave_sizes<double, 4>(b);
+  }
+}
+
+/// A single-field Grid against the reference loop.
+template <class T, class Op>
+void check_grid(int n, Boundary boundary, int steps) {
+  std::ostringstream what;
+  what << Op::name << (sizeof(T) == 4 ? " float" : " double") << " n=" << n
+       << (boundary == Boundary::periodic ? " periodic" : " fixed")
+       << " steps=" << steps;
+  SCOPED_TRACE(what.str());
+  auto const initial =
+      stencil_test::random_field<T, 1>({n}, Op::radius, Op{}, steps, 91);
+  auto const expected = stencil_test::reference(initial, Op{}, steps, boundary);
+  stencil::Grid<T, 1, Kokkos::CudaSpace> grid(
+      "u", {n}, {.halo = Op::radius, .boundary = boundary});
+  stencil_test::load(grid, initial);
+  stencil::iterate(Kokkos::Cuda{}, grid, Op{}, steps, RegisterResident{});
+  Kokkos::fence();
+  EXPECT_TRUE(stencil_test::matches(stencil_test::read_back(grid), expected,
+                                    initial, boundary, steps));
+}
+
+template <class Op>
+void check_grid_sizes() {
+  for (Boundary b : {Boundary::fixed, Boundary::periodic}) {
+    for (int n : {1001, 70001}) {
+      check_grid<double, Op>(n, b, 301);
+      check_grid<float, Op>(n, b, 97);
+    }
+  }
+}
+
+TEST(RegisterResident, SingleFieldGrid) {
+  STENCIL_REQUIRE_GPU();
+  check_grid_sizes<stencil::suite::Heat1D<1>>();
+  check_grid_sizes<stencil::suite::Heat1D<2>>();
+  check_grid_sizes<stencil::suite::Heat1D<3>>();
+}
+
+/// A written field beside a read-only coefficient (its neighbours are
+/// shuffled once).
+template <class T>
+void check_coefficient(int n, Boundary boundary, int steps) {
+  using Op = stencil::suite::HeatVarCoef<1>;
+  SCOPED_TRACE(std::string(sizeof(T) == 4 ? "float" : "double") +
+               " n=" + std::to_string(n) + " steps=" + std::to_string(steps));
+  Line<T> s("heat", {n}, stencil::field_specs<Op>({"u", "k"}),
+            {.halo = 1, .boundary = boundary});
+  stencil_test::fields::fill_pattern(s, 0, 3, 0.0, 1.0);
+  stencil_test::fields::fill_pattern(s, 1, 4, 0.5, 1.5);
+  HostField u = stencil_test::fields::to_host(s, 0);
+  HostField k = stencil_test::fields::to_host(s, 1);
+  if (boundary == Boundary::periodic) stencil_test::fields::wrap_halo(k);
+  for (int t = 0; t < steps; ++t) {
+    if (boundary == Boundary::periodic) stencil_test::fields::wrap_halo(u);
+    HostField next = u;
+    // In T, as the functor computes it (see check_wave).
+    auto at = [](HostField const& h, int x) {
+      return static_cast<T>(h(0, 0, x));
+    };
+    T const half = 0.5f, lambda = static_cast<T>(Op::lambda);
+    for (int x = 0; x < n; ++x) {
+      T const uc = at(u, x), kc = at(k, x);
+      T const flux = half * (kc + at(k, x + 1)) * (at(u, x + 1) - uc) -
+                     half * (kc + at(k, x - 1)) * (uc - at(u, x - 1));
+      next(0, 0, x) = uc + lambda * flux;
+    }
+    u = next;
+  }
+  stencil::iterate(Kokkos::Cuda{}, s, Op{}, steps, RegisterResident{});
+  Kokkos::fence();
+  HostField const got = stencil_test::fields::to_host(s, 0);
+  int bad = 0;
+  for (int x = 0; x < n; ++x) {
+    double const e = u(0, 0, x);
+    if (!(std::abs(got(0, 0, x) - e) <=
+          tolerance<T>(steps) * (1 + std::abs(e))) &&
+        ++bad <= 3) {
+      ADD_FAILURE() << "cell " << x << " is " << got(0, 0, x) << ", reference "
+                    << e;
+    }
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+TEST(RegisterResident, CoefficientField) {
+  STENCIL_REQUIRE_GPU();
+  for (Boundary b : {Boundary::fixed, Boundary::periodic}) {
+    check_coefficient<float>(20011, b, 131);
+    check_coefficient<double>(20011, b, 131);
+    check_coefficient<double>(777, b, 64);
+  }
+}
+
+TEST(RegisterResident, RefusesWhatItCannotRun) {
+  STENCIL_REQUIRE_GPU();
+  using Wave = stencil::suite::Wave<1, 1>;
+  int const most = capacity<float, Wave>();
+  stencil_test::expect_refused_with(
+      [&] { resident_plan<float, Wave>(most + 1, Boundary::fixed); },
+      "hold at most " + std::to_string(most) + " cells");
+  stencil_test::expect_refused_with(
+      [&] { resident_plan<float, Wave>(100, Boundary::fixed); },
+      "use at least");
+  stencil_test::expect_refused_with(
+      [&] {
+        resident_plan<float, Wave>(4096, Boundary::fixed,
+                                   {.cells_per_thread = 7});
+      },
+      "cells_per_thread is 7");
+  stencil_test::expect_refused_with(
+      [&] {
+        resident_plan<float, Wave>(4096, Boundary::fixed, {.grid_halo = 5});
+      },
+      "grid_halo is 5");
+  stencil_test::expect_refused_with(
+      [&] { resident_plan<float, Wave>(4096, Boundary::neumann); },
+      "runs fixed and periodic boundaries");
+}
+
+TEST(RegisterResident, AutoTakesItWhereTheDomainFits) {
+  STENCIL_REQUIRE_GPU();
+  using Wave = stencil::suite::Wave<1, 2>;
+  int const most = capacity<double, Wave>();
+  for (int n : {5001, most}) {
+    Line<double> s("wave", {n}, stencil::field_specs<Wave>({"u"}), {.halo = 2});
+    stencil::Plan const p =
+        stencil::plan(Kokkos::Cuda{}, s, Wave{}, stencil::Auto{});
+    EXPECT_EQ(p.policy, stencil::PolicyKind::register_resident) << p;
+  }
+  Line<double> large("wave", {most + 1}, stencil::field_specs<Wave>({"u"}),
+                     {.halo = 2});
+  stencil::Plan const p =
+      stencil::plan(Kokkos::Cuda{}, large, Wave{}, stencil::Auto{});
+  EXPECT_EQ(p.policy, stencil::PolicyKind::temporal_blocking) << p;
+  EXPECT_NE(p.reason.find("RegisterResident does not run it"),
+            std::string::npos)
+      << p.reason;
+  stencil::Grid<float, 1, Kokkos::CudaSpace> line("u", {100003}, {.halo = 1});
+  stencil::Plan const single = stencil::plan(
+      Kokkos::Cuda{}, line, stencil::suite::Heat1D<1>{}, stencil::Auto{});
+  // A single-field grid keeps temporal blocking (the decision's page).
+  EXPECT_EQ(single.policy, stencil::PolicyKind::temporal_blocking) << single;
+}
+
+}  // namespace
