@@ -5,8 +5,8 @@
 // periodic; sizes of one and of several blocks, odd ones, and the largest
 // the device holds; step counts that are not multiples of the block or grid
 // halo, and hooks that cut a call into several launches. Then the
-// refusals, and Auto's choice on both sides of the registers' capacity
-// (States) and on a single-field grid.
+// refusals, and Auto's choice on both sides of the registers' capacity,
+// on States and on single-field grids.
 // (A rank-2 grid is refused at compile time: policy_traits' ranks.)
 #include "../fields_reference.hpp"
 #include "../reference.hpp"
@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cmath>
 #include <numbers>
 #include <sstream>
@@ -48,12 +49,15 @@ stencil::Plan resident_plan(int n, Boundary boundary,
   }
 }
 
-/// The most cells the device holds for `Op` in `T`, from the plan of a
-/// small domain: blocks per multiprocessor x multiprocessors x cells a
-/// block owns.
+/// The most cells the device holds for `Op` in `T`: blocks per
+/// multiprocessor x multiprocessors x cells a block owns with a grid halo
+/// of one block halo, the shallowest, which leaves each block the most.
 template <class T, class Op>
 int capacity() {
-  stencil::Plan const p = resident_plan<T, Op>(4096, Boundary::fixed);
+  int const block_halo =
+      resident_plan<T, Op>(4096, Boundary::fixed).native_cuda.block_halo;
+  stencil::Plan const p =
+      resident_plan<T, Op>(4096, Boundary::fixed, {.grid_halo = block_halo});
   return p.blocks_per_sm *
          stencil::native_cuda::current_device_limits().multiprocessors *
          p.tile.x;
@@ -156,6 +160,10 @@ void check_wave_sizes(Boundary boundary) {
   stencil::Plan const p = resident_plan<T, Op>(4096, boundary);
   int const block_halo = p.native_cuda.block_halo;
   int const grid_halo = p.native_cuda.grid_halo;
+  // A domain with room to spare takes the deepest default grid halo.
+  EXPECT_EQ(grid_halo,
+            stencil::native_cuda::register_resident::deepest_default_grid_halo *
+                block_halo);
   // One block, and a remainder of cells that is not a whole lane.
   check_wave<T, R>(1001, boundary, 2 * grid_halo + 3, {});
   // Several blocks, steps that stop between exchanges.
@@ -166,8 +174,11 @@ void check_wave_sizes(Boundary boundary) {
   // Hooks cut the call into launches of 7 steps.
   check_wave<T, R>(5003, boundary, 23, {}, 7);
   if (stencil_test::small_only()) return;
-  // The whole device.
-  check_wave<T, R>(capacity<T, Op>(), boundary, 2 * grid_halo + 1, {});
+  // The whole device, where only the shallowest grid halo fits.
+  int const most = capacity<T, Op>();
+  stencil::Plan const whole = resident_plan<T, Op>(most, boundary);
+  EXPECT_EQ(whole.native_cuda.grid_halo, block_halo) << whole;
+  check_wave<T, R>(most, boundary, 2 * block_halo + 1, {});
 }
 
 TEST(RegisterResident, LeapfrogWave) {
@@ -186,7 +197,8 @@ TEST(RegisterResident, LeapfrogWave) {
 
 /// A single-field Grid against the reference loop.
 template <class T, class Op>
-void check_grid(int n, Boundary boundary, int steps) {
+void check_grid(int n, Boundary boundary, int steps,
+                Kokkos::Cuda const& space = Kokkos::Cuda{}) {
   std::ostringstream what;
   what << Op::name << (sizeof(T) == 4 ? " float" : " double") << " n=" << n
        << (boundary == Boundary::periodic ? " periodic" : " fixed")
@@ -198,8 +210,8 @@ void check_grid(int n, Boundary boundary, int steps) {
   stencil::Grid<T, 1, Kokkos::CudaSpace> grid(
       "u", {n}, {.halo = Op::radius, .boundary = boundary});
   stencil_test::load(grid, initial);
-  stencil::iterate(Kokkos::Cuda{}, grid, Op{}, steps, RegisterResident{});
-  Kokkos::fence();
+  stencil::iterate(space, grid, Op{}, steps, RegisterResident{});
+  space.fence();
   EXPECT_TRUE(stencil_test::matches(stencil_test::read_back(grid), expected,
                                     initial, boundary, steps));
 }
@@ -219,6 +231,30 @@ TEST(RegisterResident, SingleFieldGrid) {
   check_grid_sizes<stencil::suite::Heat1D<1>>();
   check_grid_sizes<stencil::suite::Heat1D<2>>();
   check_grid_sizes<stencil::suite::Heat1D<3>>();
+}
+
+/// The exchanges' edge buffers and flags stay from one call to the next:
+/// calls on two streams, on a larger domain than the one before (a new
+/// buffer) and a smaller one, and calls whose rounds take the flags'
+/// counter past its largest value, all agree with the reference.
+TEST(RegisterResident, ScratchKeptBetweenCalls) {
+  STENCIL_REQUIRE_GPU();
+  using Op = stencil::suite::Heat1D<1>;
+  namespace rr = stencil::native_cuda::register_resident;
+  auto const streams =
+      Kokkos::Experimental::partition_space(Kokkos::Cuda{}, 1, 1);
+  check_grid<float, Op>(70001, Boundary::fixed, 333, streams[0]);
+  check_grid<double, Op>(300001, Boundary::periodic, 333, streams[1]);
+  check_grid<float, Op>(5001, Boundary::periodic, 1001, streams[0]);
+  Kokkos::fence();
+  // The next call's rounds (a grid halo of 8 block halos, 512 steps, so
+  // 5 of them) would run past the largest unsigned: the flags are reset
+  // rather than left holding rounds above the new ones, which would let
+  // blocks read their neighbours' edges before they are written.
+  rr::scratch(Kokkos::Cuda{}, 0, 0, 0).last_round = UINT_MAX - 3;
+  check_grid<float, Op>(70001, Boundary::fixed, 3001);
+  EXPECT_LT(rr::scratch(Kokkos::Cuda{}, 0, 0, 0).last_round, 10u);
+  check_grid<double, Op>(70001, Boundary::periodic, 3001);
 }
 
 /// A written field beside a read-only coefficient (its neighbours are
@@ -320,11 +356,38 @@ TEST(RegisterResident, AutoTakesItWhereTheDomainFits) {
   EXPECT_NE(p.reason.find("RegisterResident does not run it"),
             std::string::npos)
       << p.reason;
-  stencil::Grid<float, 1, Kokkos::CudaSpace> line("u", {100003}, {.halo = 1});
-  stencil::Plan const single = stencil::plan(
-      Kokkos::Cuda{}, line, stencil::suite::Heat1D<1>{}, stencil::Auto{});
-  // A single-field grid keeps temporal blocking (the decision's page).
-  EXPECT_EQ(single.policy, stencil::PolicyKind::temporal_blocking) << single;
+  // A single-field grid likewise, periodic too, and temporal blocking
+  // beyond the registers, saying why.
+  using Heat = stencil::suite::Heat1D<1>;
+  int const most_heat = capacity<float, Heat>();
+  for (Boundary b : {Boundary::fixed, Boundary::periodic}) {
+    for (int n : {100003, most_heat}) {
+      stencil::Grid<float, 1, Kokkos::CudaSpace> line(
+          "u", {n}, {.halo = 1, .boundary = b});
+      stencil::Plan const single =
+          stencil::plan(Kokkos::Cuda{}, line, Heat{}, stencil::Auto{});
+      EXPECT_EQ(single.policy, stencil::PolicyKind::register_resident)
+          << single;
+    }
+  }
+  // Heat's kernel fits two blocks per multiprocessor; a domain that one
+  // block per multiprocessor holds gets one each (a shallower grid halo),
+  // not a second block on some of them, which would double their work.
+  stencil::Plan const one_each =
+      resident_plan<float, Heat>(most_heat / 2, Boundary::fixed);
+  EXPECT_LE(one_each.blocks,
+            stencil::native_cuda::current_device_limits().multiprocessors)
+      << one_each;
+  stencil::Grid<float, 1, Kokkos::CudaSpace> long_line("u", {most_heat + 1},
+                                                       {.halo = 1});
+  stencil::Plan const streamed =
+      stencil::plan(Kokkos::Cuda{}, long_line, Heat{}, stencil::Auto{});
+  EXPECT_EQ(streamed.policy, stencil::PolicyKind::temporal_blocking)
+      << streamed;
+  for (char const* why : {"RegisterResident) cannot run this grid",
+                          "RegisterResident holds the whole domain"}) {
+    EXPECT_NE(streamed.reason.find(why), std::string::npos) << streamed.reason;
+  }
 }
 
 }  // namespace

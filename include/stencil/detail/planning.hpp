@@ -106,6 +106,7 @@ void choose_automatically(Plan& p) {
   naive.chosen_by_auto = true;
   add_prediction<ExecSpace, T, Op>(naive);
   std::string why_naive;
+  std::string passed_over;  // preferred mechanisms that could not run it
   bool decided = false;
   for_each_policy([&](auto policy) {
     using Policy = decltype(policy);
@@ -127,6 +128,8 @@ void choose_automatically(Plan& p) {
           why_naive = "one kernel per step; " + preference.what +
                       " cannot run this grid: " + support.reason;
         }
+        passed_over +=
+            "; " + preference.what + " cannot run this grid: " + support.reason;
         return;
       }
       decided = true;
@@ -142,11 +145,12 @@ void choose_automatically(Plan& p) {
         return;
       }
       chosen.chosen_by_auto = true;
-      chosen.reason =
-          preference.why + "; " +
-          (both ? "the model predicts " + gcells_text(chosen) +
-                      " against Naive's " + gcells_text(naive)
-                : "no model prediction to compare (" + chosen.model_note + ")");
+      chosen.reason = preference.why + "; " +
+                      (both ? "the model predicts " + gcells_text(chosen) +
+                                  " against Naive's " + gcells_text(naive)
+                            : "no model prediction to compare (" +
+                                  chosen.model_note + ")") +
+                      passed_over;
       p = std::move(chosen);
     }
   });

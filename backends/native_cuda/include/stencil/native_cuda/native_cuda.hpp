@@ -347,22 +347,20 @@ struct Mechanism<RegisterResident, Kokkos::Cuda> {
           native_cuda::register_resident::not_compiled<Op>());
     }
   }
-  /// Not for a single-field grid: each call allocates its exchange
-  /// buffers and waits for its launch, which the benchmarks' calls of 128
-  /// steps (heat1d) paid for, behind temporal blocking
-  /// (docs/decisions/register-resident.md). Auto{.tune = true} times it;
-  /// Auto on a multi-field State takes it where it fits (fields/iterate.hpp).
+  /// Auto on a rank-1 grid takes it where the plan accepts the domain,
+  /// and temporal blocking (next in the policy table) otherwise
+  /// (docs/decisions/register-resident.md); on a multi-field State,
+  /// fields/iterate.hpp does the same.
   template <class T, class Op>
   static AutoPreference auto_preference() {
-    return {.preferred = false,
+    return {.preferred = true,
             .model_may_veto = false,
             .what = "register-resident blocking (RegisterResident)",
-            .why = {},
-            .why_not =
-                "register-resident blocking ran behind temporal "
-                "blocking on single-field grids in calls of 128 "
-                "steps, which pay its buffers and wait for its "
-                "launch (docs/decisions/register-resident.md)"};
+            .why =
+                "the domain fits in the device's registers, where "
+                "register-resident blocking ran 3x temporal blocking "
+                "(docs/decisions/register-resident.md)",
+            .why_not = {}};
   }
   template <class T, class Op>
   static std::vector<TunedChoice> tuning_candidates() {

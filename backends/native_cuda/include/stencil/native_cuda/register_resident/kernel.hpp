@@ -77,6 +77,7 @@ struct Shape {
                                               warp_halo_lanes * exchanged *
                                               cells_per_thread * sizeof(T);
   static_assert(warp_owned > 0, "the warp halo leaves a warp no cells");
+  static_assert(warps >= 2, "a thread of each of two warps waits for a flag");
 };
 
 template <class T, class Op>
@@ -92,11 +93,17 @@ struct Params {
   int steps = 0;
   int grid_halo = 0;  ///< steps between exchanges with the neighbours
   bool periodic = false;
-  /// Block b owns cells [starts[b], starts[b + 1]).
+  /// Block b owns cells [starts[b], starts[b + 1]). A table rather than
+  /// the partition's formula: computing it here cost the kernel, which
+  /// uses every register it may, a spill.
   int const* starts = nullptr;
   /// Exchanged edge cells by domain index: [parity][exchanged value][n].
   T* edges = nullptr;
+  /// Every flag holds at most `first_round`, the last round an earlier
+  /// launch published: this launch's rounds count on from it, so that the
+  /// flags need no resetting between launches.
   NeighbourFlags flags;
+  unsigned first_round = 0;
   double t0 = 0.0, dt = 1.0;
 };
 
@@ -267,8 +274,10 @@ __global__ void __launch_bounds__(Shape<T, Op>::threads, 1)
   };
 
   // One step from array P to array 1 - P. The cells next to the lane's
-  // edges are computed first and stored last, so that the next step's
-  // shuffles can start while the interior is computed.
+  // edges come first, and the next step's shuffles of them right after,
+  // so that the shuffles' latency passes while the interior is computed
+  // (interior cells read neither the shuffled cells nor the edge cells'
+  // old level -1).
   auto step = [&](auto parity, double time) {
     constexpr int P = decltype(parity)::value;
     // The new values of register cell i; the fixed halo cells keep theirs.
@@ -298,17 +307,17 @@ __global__ void __launch_bounds__(Shape<T, Op>::threads, 1)
       first[i] = cell(j);
       last[i] = cell(std::integral_constant<int, G - R + i>{});
     });
-    stencil::detail::for_each_constant<G - 2 * R>([&](auto j) {
-      constexpr int i = R + decltype(j)::value;
-      store(std::integral_constant<int, i>{},
-            cell(std::integral_constant<int, i>{}));
-    });
     stencil::detail::for_each_constant<R>([&](auto j) {
       constexpr int i = decltype(j)::value;
       store(j, first[i]);
       store(std::integral_constant<int, G - R + i>{}, last[i]);
     });
     shuffle(std::integral_constant<int, 1 - P>{}, false);
+    stencil::detail::for_each_constant<G - 2 * R>([&](auto j) {
+      constexpr int i = R + decltype(j)::value;
+      store(std::integral_constant<int, i>{},
+            cell(std::integral_constant<int, i>{}));
+    });
   };
 
   // f(array, e) for every exchanged value e: each kept level -k of each
@@ -392,7 +401,7 @@ __global__ void __launch_bounds__(Shape<T, Op>::threads, 1)
   bool const take_low = has_low && base >= start - hb && base < start;
   bool const take_high = has_high && base + G > end && base < end + hb;
   int const shift = !take_low ? (end == n ? -n : 0) : (start == 0 ? n : 0);
-  unsigned grid_round = 0;
+  unsigned grid_round = p.first_round;
   auto grid_exchange = [&] {
     ++grid_round;
     T* const edges =
@@ -405,13 +414,14 @@ __global__ void __launch_bounds__(Shape<T, Op>::threads, 1)
       }
     });
     __syncthreads();
-    if (t == 0) {
-      __threadfence();
-      p.flags.publish(b, grid_round);
-      if (has_low) p.flags.wait_for(low_block, grid_round);
-      if (has_high) p.flags.wait_for(high_block, grid_round);
-      __threadfence();
-    }
+    // The flag's release store makes the block's edges, ordered before it
+    // by the barrier, visible with it; the acquire loads of the
+    // neighbours' flags, ordered before the block's loads by the next
+    // barrier, make theirs visible. Two threads wait, one per neighbour,
+    // so that the two round trips through L2 overlap.
+    if (t == 0) p.flags.publish(b, grid_round);
+    if (t == 0 && has_low) p.flags.wait_for(low_block, grid_round);
+    if (t == 32 && has_high) p.flags.wait_for(high_block, grid_round);
     __syncthreads();
     if (take_low || take_high) {
       for_each_exchanged([&](T(&cells)[G], int e) {

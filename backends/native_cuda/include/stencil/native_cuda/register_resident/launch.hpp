@@ -22,7 +22,9 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <climits>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -59,43 +61,50 @@ constexpr char const* not_compiled() {
 template <class Op>
 inline constexpr bool compiled_v = not_compiled<Op>()[0] == '\0';
 
-/// The cells each block owns: block b owns [starts[b], starts[b + 1]).
-/// Whole lanes of `cells_per_thread` cells each, spread evenly, and the
-/// remainder of n in block 0 (so at least two blocks where there is one),
-/// so that the domain's ends start lanes: the kernel keeps the fixed halo
-/// cells there, and wraps a periodic halo lane by lane. Every block owns
-/// at least the `grid_halo_cells` its neighbours read and a lane more,
-/// which a lane that holds block 0's unaligned end reads past them.
+/// The cells each block owns (Params::starts): whole lanes of
+/// `cells_per_thread` cells each, spread evenly, and the remainder of n in
+/// block 0 (so at least two blocks where there is one), so that the
+/// domain's ends start lanes: the kernel keeps the fixed halo cells there,
+/// and wraps a periodic halo lane by lane. Every block owns at least the
+/// `grid_halo_cells` its neighbours read and a lane more, which a lane
+/// that holds block 0's unaligned end reads past them.
 struct Partition {
-  std::vector<int> starts;
-  int blocks() const { return static_cast<int>(starts.size()) - 1; }
+  int blocks = 0;
+  /// Block 0 owns `first` cells (its share of lanes and the remainder of
+  /// n), every other block `share` lanes, and blocks 1 to `extra` one lane
+  /// more.
+  int first = 0, share = 0, extra = 0, lane = 1;
+  /// The first cell block b owns; start(blocks) is n.
+  int start(int b) const {
+    if (b == 0) return 0;
+    int const k = b - 1;
+    return first + (k * share + std::min(k, extra)) * lane;
+  }
+  int cells(int b) const { return start(b + 1) - start(b); }
 };
 
 inline Partition partition(int n, int owned_most, int cells_per_thread) {
   int blocks = (n + owned_most - 1) / owned_most;
   if (blocks == 1 && n % cells_per_thread != 0) blocks = 2;
   int const lanes = n / cells_per_thread, rest = n % cells_per_thread;
-  int const share = lanes / blocks, extra = lanes % blocks;
-  Partition part;
-  part.starts.push_back(0);
-  for (int b = 0; b < blocks; ++b) {
-    // Block 0 takes the smallest share of lanes and the remainder.
-    int const own = b == 0 ? share * cells_per_thread + rest
-                           : (share + (b <= extra ? 1 : 0)) * cells_per_thread;
-    part.starts.push_back(part.starts.back() + own);
-  }
-  return part;
+  int const share = lanes / blocks;
+  // Block 0 takes the smallest share of lanes and the remainder.
+  return {blocks, share * cells_per_thread + rest, share, lanes % blocks,
+          cells_per_thread};
 }
 
 inline bool partition_fits(Partition const& part, int owned_most,
                            int grid_halo_cells, int cells_per_thread) {
-  for (int b = 0; b < part.blocks(); ++b) {
-    int const own = part.starts[b + 1] - part.starts[b];
+  for (int b = 0; b < part.blocks; ++b) {
+    int const own = part.cells(b);
     if (own < grid_halo_cells + cells_per_thread || own > owned_most)
       return false;
   }
   return true;
 }
+
+/// The deepest grid halo the plan chooses by itself, in block halos.
+inline constexpr int deepest_default_grid_halo = 8;
 
 template <class T, class Op>
 auto kernel_function() {
@@ -143,18 +152,44 @@ void plan(Plan& p, RegisterResident const& policy) {
                    S::cells_per_thread, " cells at radius ", radius,
                    "); use 0 or ", S::block_halo);
     int const n = p.extents[2];
-    // The default exchanges every two block halos, or every one where the
-    // domain is too small to give each block two halos' worth.
-    auto const too_small = [&](int steps) {
+    auto const function = kernel_function<T, Op>();
+    STENCIL_EXPECT_SUPPORTED(
+        shared_memory_fits(function, S::shared_bytes, device), name,
+        ": CUDA refused ", S::shared_bytes,
+        " bytes of shared memory for the warp halos on ", device.name);
+    cudaFuncAttributes attributes{};
+    STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, function));
+    int const per_sm =
+        resident_blocks_per_sm(function, S::threads, S::shared_bytes);
+    long long const most_blocks =
+        static_cast<long long>(per_sm) * device.multiprocessors;
+
+    // The default: the fewest blocks per multiprocessor, since every block
+    // computes its whole span whatever it owns, and then the deepest grid
+    // halo, up to `deepest_default_grid_halo` block halos, that shares the
+    // domain among that many blocks. Every exchange between blocks waits
+    // for a flag's round trip through L2 between block barriers; a deeper
+    // halo pays it less often and recomputes more of the neighbours' cells
+    // in between, and up to that depth the first outweighed the second
+    // (docs/decisions/register-resident.md). A domain no depth fits gets
+    // one block halo, which holds the most, and the refusal below.
+    auto const fits = [&](int steps, long long blocks) {
       int const cells = radius * steps, most = S::span - 2 * cells;
-      return !partition_fits(partition(n, most, S::cells_per_thread), most,
-                             cells, S::cells_per_thread);
+      if (most < cells) return false;
+      Partition const part = partition(n, most, S::cells_per_thread);
+      return part.blocks <= blocks &&
+             partition_fits(part, most, cells, S::cells_per_thread);
     };
-    int const grid_halo =
-        policy.grid_halo != 0 ? policy.grid_halo
-        : too_small(2 * S::block_halo) && !too_small(S::block_halo)
-            ? S::block_halo
-            : 2 * S::block_halo;
+    int grid_halo = policy.grid_halo;
+    for (int per = 1; grid_halo == 0 && per <= per_sm; ++per) {
+      for (int k = deepest_default_grid_halo; grid_halo == 0 && k >= 1; --k) {
+        if (fits(k * S::block_halo,
+                 static_cast<long long>(per) * device.multiprocessors)) {
+          grid_halo = k * S::block_halo;
+        }
+      }
+    }
+    if (grid_halo == 0) grid_halo = S::block_halo;
     int const hb = radius * grid_halo;
     int const owned_most = S::span - 2 * hb;
     int const most_grid_halo =
@@ -168,18 +203,6 @@ void plan(Plan& p, RegisterResident const& policy) {
         " steps) that leaves a block more cells "
         "than its neighbours read: use 0 or a multiple of ",
         S::block_halo, " up to ", most_grid_halo);
-
-    auto const function = kernel_function<T, Op>();
-    STENCIL_EXPECT_SUPPORTED(
-        shared_memory_fits(function, S::shared_bytes, device), name,
-        ": CUDA refused ", S::shared_bytes,
-        " bytes of shared memory for the warp halos on ", device.name);
-    cudaFuncAttributes attributes{};
-    STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, function));
-    int const per_sm =
-        resident_blocks_per_sm(function, S::threads, S::shared_bytes);
-    long long const most_blocks =
-        static_cast<long long>(per_sm) * device.multiprocessors;
     long long const capacity = most_blocks * owned_most;
     STENCIL_EXPECT_SUPPORTED(
         per_sm >= 1 && n <= capacity, name,
@@ -192,7 +215,7 @@ void plan(Plan& p, RegisterResident const& policy) {
         " (use TemporalBlocking, which streams any size; Auto does)");
     Partition const part = partition(n, owned_most, S::cells_per_thread);
     STENCIL_EXPECT_SUPPORTED(
-        part.blocks() <= most_blocks &&
+        part.blocks <= most_blocks &&
             partition_fits(part, owned_most, hb, S::cells_per_thread),
         name, ": a domain of ", n,
         " cells cannot be shared among blocks "
@@ -209,7 +232,7 @@ void plan(Plan& p, RegisterResident const& policy) {
     p.native_cuda.grid_halo = grid_halo;
     p.team_size = S::threads;
     p.scratch_bytes = S::shared_bytes;
-    p.blocks = part.blocks();
+    p.blocks = part.blocks;
     p.blocks_per_sm = per_sm;
     p.registers = attributes.numRegs;
     p.local_memory_bytes = static_cast<int>(attributes.localSizeBytes);
@@ -217,56 +240,107 @@ void plan(Plan& p, RegisterResident const& policy) {
   }
 }
 
-/// What a run keeps on the device: the partition, the edge buffers of the
-/// exchanges between blocks and their flags.
-template <class T>
+/// The edge buffers and flags of the exchanges between blocks, kept from
+/// one call to the next (allocating, zeroing and freeing them took as
+/// long as hundreds of steps), with the last round any launch published
+/// into the flags. Released when Kokkos finalizes.
 struct Scratch {
-  Kokkos::View<int*, Kokkos::CudaSpace> starts;
-  Kokkos::View<T*, Kokkos::CudaSpace> edges;
+  Kokkos::View<unsigned char*, Kokkos::CudaSpace> edges;
   Kokkos::View<unsigned*, Kokkos::CudaSpace> flags;
+  unsigned last_round = 0;
+  /// The partition's starts (Params::starts), and the partition they hold.
+  Kokkos::View<int*, Kokkos::CudaSpace> starts;
+  Partition partition;
+  /// The instance whose stream last used it: a call on another stream
+  /// waits for it first.
+  Kokkos::Cuda space;
 };
 
-template <class T, class Op>
-Scratch<T> make_scratch(Kokkos::Cuda const& space, Plan const& p, int n) {
-  using S = Shape<T, Op>;
-  int const hb = Op::fields::radius * p.native_cuda.grid_halo;
-  Partition const part = partition(n, S::span - 2 * hb, S::cells_per_thread);
-  Scratch<T> scratch{Kokkos::View<int*, Kokkos::CudaSpace>(
-                         Kokkos::view_alloc(Kokkos::WithoutInitializing,
-                                            "stencil:register_resident:starts"),
-                         part.starts.size()),
-                     Kokkos::View<T*, Kokkos::CudaSpace>(
-                         Kokkos::view_alloc(Kokkos::WithoutInitializing,
-                                            "stencil:register_resident:edges"),
-                         std::size_t{2} * S::exchanged * n),
-                     Kokkos::View<unsigned*, Kokkos::CudaSpace>(
-                         "stencil:register_resident:flags", part.blocks())};
-  Kokkos::View<int const*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(
-      part.starts.data(), part.starts.size());
-  Kokkos::deep_copy(space, scratch.starts, host);
-  space.fence();  // `host` lives on this function's stack
-  return scratch;
+/// At least `edge_bytes` of edge buffer and `blocks` flags, ready for use
+/// on `space`'s stream, with room for `rounds` more rounds.
+inline Scratch& scratch(Kokkos::Cuda const& space, std::size_t edge_bytes,
+                        int blocks, unsigned rounds) {
+  static Scratch* cached = [] {
+    static Scratch kept;
+    Kokkos::push_finalize_hook([] { kept = Scratch{}; });
+    return &kept;
+  }();
+  Scratch& s = *cached;
+  if (s.flags.extent(0) > 0 && s.space.cuda_stream() != space.cuda_stream()) {
+    s.space.fence("stencil::register_resident: scratch changes stream");
+  }
+  s.space = space;
+  if (s.edges.extent(0) < edge_bytes) {
+    s.edges = {};  // free before allocating more
+    s.edges = Kokkos::View<unsigned char*, Kokkos::CudaSpace>(
+        Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
+                           "stencil::register_resident::edges"),
+        edge_bytes);
+  }
+  if (s.flags.extent(0) < static_cast<std::size_t>(blocks)) {
+    s.flags = {};
+    s.flags = Kokkos::View<unsigned*, Kokkos::CudaSpace>(
+        Kokkos::view_alloc(space, "stencil::register_resident::flags"), blocks);
+    s.last_round = 0;
+  } else if (s.last_round + rounds < s.last_round) {
+    // Rounds would wrap around below values the flags still hold.
+    Kokkos::deep_copy(space, s.flags, 0u);
+    s.last_round = 0;
+  }
+  return s;
+}
+
+/// The partition's block starts on the device, copied only when they
+/// change (a copy from the host waits for the stream).
+inline int const* device_starts(Kokkos::Cuda const& space, Scratch& s,
+                                Partition const& part) {
+  bool const same =
+      s.starts.extent(0) == std::size_t(part.blocks) + 1 &&
+      s.partition.first == part.first && s.partition.share == part.share &&
+      s.partition.extra == part.extra && s.partition.lane == part.lane;
+  if (!same) {
+    std::vector<int> host(std::size_t(part.blocks) + 1);
+    for (int b = 0; b <= part.blocks; ++b) host[std::size_t(b)] = part.start(b);
+    s.starts = {};
+    s.starts = Kokkos::View<int*, Kokkos::CudaSpace>(
+        Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
+                           "stencil::register_resident::starts"),
+        host.size());
+    Kokkos::deep_copy(
+        space, s.starts,
+        Kokkos::View<int const*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+            host.data(), host.size()));
+    space.fence("stencil::register_resident: starts copied from the stack");
+    s.partition = part;
+  }
+  return s.starts.data();
 }
 
 /// One cooperative launch of `params.steps` steps: every block must be
 /// resident at once, since each waits for its neighbours.
 template <class T, class Op>
-void launch(Kokkos::Cuda const& space, Scratch<T> const& scratch,
-            Params<T, Op>& params) {
+void launch(Kokkos::Cuda const& space, Plan const& p, Params<T, Op>& params) {
   using S = Shape<T, Op>;
-  params.starts = scratch.starts.data();
-  params.edges = scratch.edges.data();
-  params.flags = NeighbourFlags{scratch.flags.data()};
-  STENCIL_CUDA_CHECK(cudaMemsetAsync(scratch.flags.data(), 0,
-                                     scratch.flags.size() * sizeof(unsigned),
-                                     space.cuda_stream()));
+  int const hb = Op::fields::radius * p.native_cuda.grid_halo;
+  Partition const part =
+      partition(params.n, S::span - 2 * hb, S::cells_per_thread);
+  unsigned const rounds =
+      static_cast<unsigned>(params.steps / p.native_cuda.grid_halo);
+  Scratch& s =
+      scratch(space, std::size_t{2} * S::exchanged * params.n * sizeof(T),
+              part.blocks, rounds);
+  params.starts = device_starts(space, s, part);
+  params.edges = reinterpret_cast<T*>(s.edges.data());
+  params.flags = NeighbourFlags{s.flags.data()};
+  params.first_round = s.last_round;
+  s.last_round += rounds;
   auto const function = kernel_function<T, Op>();
   allow_dynamic_shared(function, S::shared_bytes);
   void* arguments[] = {&params};
   STENCIL_CUDA_CHECK(cudaLaunchCooperativeKernel(
       reinterpret_cast<void const*>(function),
-      dim3(static_cast<unsigned>(scratch.flags.size())), dim3(S::threads),
-      arguments, S::shared_bytes, space.cuda_stream()));
+      dim3(static_cast<unsigned>(part.blocks)), dim3(S::threads), arguments,
+      S::shared_bytes, space.cuda_stream()));
 }
 
 /// A multi-field State: the written fields' levels go to a second set of
@@ -279,7 +353,6 @@ void run_fields(Kokkos::Cuda const& space, State<T, 1, MemorySpace>& state,
   using Fields = typename Op::fields;
   bool const periodic =
       state.boundaries().kind(0, Side::low) == Boundary::periodic;
-  Scratch<T> const scratch = make_scratch<T, Op>(space, p, state.extent(0));
   fields::run_with_second_set<Fields>(
       space, state, steps, INT_MAX, hooks, "RegisterResident",
       [&](int block, fields::OutBuffers<T, Fields> const& out) {
@@ -298,7 +371,7 @@ void run_fields(Kokkos::Cuda const& space, State<T, 1, MemorySpace>& state,
             params.out[f][k] = out[f][k];
           }
         }
-        launch(space, scratch, params);
+        launch(space, p, params);
       });
 }
 
@@ -310,7 +383,6 @@ void run(Kokkos::Cuda const& space, Grid<T, 1, MemorySpace>& grid, Op const& op,
   using Fields = SingleField<Op>;
   bool const periodic =
       grid.boundaries().kind(0, Side::low) == Boundary::periodic;
-  Scratch<T> const scratch = make_scratch<T, Fields>(space, p, grid.extent(0));
   auto const run_block = [&](int block) {
     Params<T, Fields> params;
     params.op = Fields{op};
@@ -321,15 +393,12 @@ void run(Kokkos::Cuda const& space, Grid<T, 1, MemorySpace>& grid, Op const& op,
     params.periodic = periodic;
     params.in[0][0] = grid.current().data();
     params.out[0][0] = grid.next().data();
-    launch(space, scratch, params);
+    launch(space, p, params);
     grid.swap();
   };
   stencil::detail::time_loop(
       space, grid, stencil::detail::step_blocks(steps, INT_MAX, hooks),
       run_block, hooks);
-  // The scratch is freed on return; the kernels that use it are ordered
-  // before the free on the space's stream.
-  space.fence();
 }
 
 }  // namespace stencil::native_cuda::register_resident
