@@ -6,6 +6,7 @@
 #include <stencil/native_cuda/common/cuda_check.hpp>
 #include <stencil/native_cuda/common/device.hpp>
 #include <stencil/native_cuda/common/grid_barrier.hpp>
+#include <stencil/native_cuda/common/kept_between_calls.hpp>
 #include <stencil/native_cuda/common/l2_window.hpp>
 #include <stencil/native_cuda/device_tiling/kernels.hpp>
 
@@ -481,16 +482,9 @@ struct ExchangeBuffer {
 /// `tags` more tags, ready for use on `space`'s stream.
 inline ExchangeBuffer& exchange_buffer(Kokkos::Cuda const& space,
                                        std::size_t bytes, std::size_t tags) {
-  static ExchangeBuffer* cached = [] {
-    static ExchangeBuffer buffer;
-    Kokkos::push_finalize_hook([] { buffer = ExchangeBuffer{}; });
-    return &buffer;
-  }();
-  ExchangeBuffer& b = *cached;
-  if (b.bytes.extent(0) > 0 && b.space.cuda_stream() != space.cuda_stream()) {
-    b.space.fence("stencil::device_tiling: exchange buffer changes stream");
-  }
-  b.space = space;
+  ExchangeBuffer& b = kept_between_calls<ExchangeBuffer>();
+  hand_over_stream(b.space, space, b.bytes.extent(0) > 0,
+                   "stencil::device_tiling: exchange buffer changes stream");
   if (b.bytes.extent(0) < bytes) {
     b.bytes = Kokkos::View<unsigned char*, Kokkos::CudaSpace>();
     b.bytes = Kokkos::View<unsigned char*, Kokkos::CudaSpace>(

@@ -8,6 +8,7 @@
 
 #include <stencil/native_cuda/common/cuda_check.hpp>
 #include <stencil/native_cuda/common/device.hpp>
+#include <stencil/native_cuda/common/kept_between_calls.hpp>
 #include <stencil/native_cuda/fields/launch.hpp>
 #include <stencil/native_cuda/register_resident/kernel.hpp>
 
@@ -81,6 +82,7 @@ struct Partition {
     return first + (k * share + std::min(k, extra)) * lane;
   }
   int cells(int b) const { return start(b + 1) - start(b); }
+  bool operator==(Partition const&) const = default;
 };
 
 inline Partition partition(int n, int owned_most, int cells_per_thread) {
@@ -260,16 +262,9 @@ struct Scratch {
 /// on `space`'s stream, with room for `rounds` more rounds.
 inline Scratch& scratch(Kokkos::Cuda const& space, std::size_t edge_bytes,
                         int blocks, unsigned rounds) {
-  static Scratch* cached = [] {
-    static Scratch kept;
-    Kokkos::push_finalize_hook([] { kept = Scratch{}; });
-    return &kept;
-  }();
-  Scratch& s = *cached;
-  if (s.flags.extent(0) > 0 && s.space.cuda_stream() != space.cuda_stream()) {
-    s.space.fence("stencil::register_resident: scratch changes stream");
-  }
-  s.space = space;
+  Scratch& s = kept_between_calls<Scratch>();
+  hand_over_stream(s.space, space, s.flags.extent(0) > 0,
+                   "stencil::register_resident: scratch changes stream");
   if (s.edges.extent(0) < edge_bytes) {
     s.edges = {};  // free before allocating more
     s.edges = Kokkos::View<unsigned char*, Kokkos::CudaSpace>(
@@ -294,11 +289,7 @@ inline Scratch& scratch(Kokkos::Cuda const& space, std::size_t edge_bytes,
 /// change (a copy from the host waits for the stream).
 inline int const* device_starts(Kokkos::Cuda const& space, Scratch& s,
                                 Partition const& part) {
-  bool const same =
-      s.starts.extent(0) == std::size_t(part.blocks) + 1 &&
-      s.partition.first == part.first && s.partition.share == part.share &&
-      s.partition.extra == part.extra && s.partition.lane == part.lane;
-  if (!same) {
+  if (s.starts.extent(0) == 0 || !(s.partition == part)) {
     std::vector<int> host(std::size_t(part.blocks) + 1);
     for (int b = 0; b <= part.blocks; ++b) host[std::size_t(b)] = part.start(b);
     s.starts = {};
