@@ -91,7 +91,7 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
         << " rows per level and iteration, a ring of rows per level of each "
            "written field and one per coefficient in shared memory"
         << ", the written fields' levels written to a second set of "
-           "buffers that trades places with the state's"
+           "buffers (kept with the state) that trade places with the state's"
         << ", threads " << p.team_size << ", registers " << p.registers
         << ", local memory " << p.local_memory_bytes << " B/thread"
         << ", shared " << p.scratch_bytes << " B/block, blocks " << p.blocks
@@ -108,7 +108,7 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
     out << " valid";
     if (p.policy == PolicyKind::temporal_blocking) {
       out << ", the written fields' levels written to a second set of "
-             "buffers that trades places with the state's";
+             "buffers (kept with the state) that trade places with the state's";
     }
     out << ", threads " << p.team_size << ", registers " << p.registers
         << ", local memory " << p.local_memory_bytes << " B/thread"

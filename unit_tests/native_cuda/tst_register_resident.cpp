@@ -73,13 +73,13 @@ double tolerance(int steps) {
 
 template <class T, int R>
 void check_wave(int n, Boundary boundary, int steps, RegisterResident policy,
-                int hook_every = 0) {
+                int hook_every = 0, int calls = 1) {
   using Op = stencil::suite::Wave<1, R>;
   std::ostringstream what;
   what << Op::name << (sizeof(T) == 4 ? " float" : " double") << " n=" << n
        << (boundary == Boundary::periodic ? " periodic" : " fixed")
        << " steps=" << steps << " grid_halo=" << policy.grid_halo
-       << " hook every " << hook_every;
+       << " hook every " << hook_every << " calls=" << calls;
   SCOPED_TRACE(what.str());
   Line<T> s("wave", {n}, stencil::field_specs<Op>({"u"}),
             {.halo = R + 1, .boundary = boundary});
@@ -132,7 +132,19 @@ void check_wave(int n, Boundary boundary, int steps, RegisterResident policy,
                      stencil::every(hook_every, [&](int) { ++hooks; }));
     EXPECT_EQ(hooks, steps / hook_every);
   } else {
-    stencil::iterate(Kokkos::Cuda{}, s, Op{}, steps, policy);
+    // The second set stays with the state from one call to the next (and
+    // is allocated again after a release), each call of a step count that
+    // leaves the levels' buffers, and their halos, rotated.
+    std::size_t const padded = static_cast<std::size_t>(n + 2 * (R + 1));
+    EXPECT_EQ(s.second_set_bytes(), 0u);
+    int done = 0;
+    for (int call = 0; call < calls; ++call) {
+      int const part = call + 1 < calls ? steps / calls : steps - done;
+      stencil::iterate(Kokkos::Cuda{}, s, Op{}, part, policy);
+      done += part;
+      EXPECT_EQ(s.second_set_bytes(), 2 * padded * sizeof(T));
+      if (call == 1) s.release_second_set();
+    }
   }
   Kokkos::fence();
   HostField const got = stencil_test::fields::to_host(s, 0, 0);
@@ -193,6 +205,16 @@ TEST(RegisterResident, LeapfrogWave) {
     check_wave_sizes<float, 4>(b);
     check_wave_sizes<double, 4>(b);
   }
+}
+
+/// A State keeps the second set of its written levels from one call to
+/// the next: several calls of odd step counts, and a release between two.
+TEST(RegisterResident, SecondSetKeptWithTheState) {
+  STENCIL_REQUIRE_GPU();
+  check_wave<float, 1>(5003, Boundary::fixed, 61, {}, 0, 4);
+  check_wave<double, 1>(5003, Boundary::periodic, 61, {}, 0, 4);
+  check_wave<float, 2>(70001, Boundary::fixed, 37, {}, 0, 3);
+  check_wave<double, 3>(3001, Boundary::fixed, 29, {}, 0, 5);
 }
 
 /// A single-field Grid against the reference loop.

@@ -142,12 +142,14 @@ class State {
       m_dt = other.m_dt;
       m_steps = other.m_steps;
       m_fields = std::move(other.m_fields);
+      m_second_set = std::move(other.m_second_set);
       m_position_map = other.m_position_map;
       m_position_map_set = other.m_position_map_set;
       other.m_label.clear();
       other.m_extents = {};
       other.m_halo = 0;
       other.m_fields.clear();
+      other.m_second_set.clear();
       other.m_steps = 0;
     }
     return *this;
@@ -282,6 +284,22 @@ class State {
     return bytes_for(buffers);
   }
 
+  /// Bytes of the second set of buffers kept with the state: a policy that
+  /// advances several steps per launch (native CUDA TemporalBlocking and
+  /// RegisterResident) writes every level of the written fields into a
+  /// second set, allocated at its first call and kept for the next ones,
+  /// since allocating and freeing it each call cost more than a short run.
+  /// 0 before such a call and after release_second_set().
+  std::size_t second_set_bytes() const {
+    std::size_t buffers = 0;
+    for (auto const& set : m_second_set) buffers += set.size();
+    return bytes_for(buffers);
+  }
+  /// Frees the second set (memory for something else); the next call of
+  /// such a policy allocates it again. Freeing device memory waits for the
+  /// device, so launches still using it finish first.
+  void release_second_set() noexcept { m_second_set.clear(); }
+
  private:
   friend struct detail::StateBuffers;
 
@@ -358,6 +376,8 @@ class State {
   detail::PositionMap m_position_map;
   bool m_position_map_set = false;
   std::vector<Field> m_fields;
+  /// Per field, the second set's buffers (see second_set_bytes()).
+  std::vector<std::vector<view_type>> m_second_set;
 };
 
 namespace detail {
@@ -373,6 +393,12 @@ struct StateBuffers {
     auto& f = state.m_fields.at(static_cast<std::size_t>(field));
     int const n = static_cast<int>(f.buffers.size());
     std::swap(f.buffers[((f.current + level) % n + n) % n], buffer);
+  }
+  /// The second set kept with the state, per field (empty until a policy
+  /// allocates it; see State::second_set_bytes()).
+  template <class T, int Rank, class MemorySpace>
+  static auto& second_set(State<T, Rank, MemorySpace>& state) {
+    return state.m_second_set;
   }
 };
 }  // namespace detail

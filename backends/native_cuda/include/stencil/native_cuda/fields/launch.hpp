@@ -290,11 +290,13 @@ using OutBuffers =
 /// by that many steps from their current levels and writes every level
 /// -k of field f to out[f][k]: a launch that runs several steps reads
 /// cells other blocks write, so every level of a written field goes to a
-/// second set of buffers, which then trade places with the state's. Their
-/// halos are copied once from the state's levels and hold the same fixed
-/// values; their interiors are not, since every launch writes every
-/// interior cell of every level it outputs. `policy_name` names the
-/// policy if the second set cannot be allocated.
+/// second set of buffers, which then trade places with the state's. The
+/// state keeps the second set for later calls (State::second_set_bytes):
+/// allocating it fenced the device and freeing it waited for the device,
+/// every call. Its halos are copied from the state's levels at the start
+/// of every call and hold the same values; its interiors are not, since
+/// every launch writes every interior cell of every level it outputs.
+/// `policy_name` names the policy if the second set cannot be allocated.
 template <class Fields, class T, int Rank, class MemorySpace, class LaunchBlock>
 void run_with_second_set(Kokkos::Cuda const& space,
                          State<T, Rank, MemorySpace>& state, int steps,
@@ -302,21 +304,26 @@ void run_with_second_set(Kokkos::Cuda const& space,
                          std::string_view policy_name,
                          LaunchBlock&& launch_block) {
   using View = typename State<T, Rank, MemorySpace>::view_type;
-  std::vector<std::vector<View>> second(Fields::count);
+  auto& second = stencil::detail::StateBuffers::second_set(state);
+  // Levels of field f this run writes (another operator on the same state
+  // may write other fields, whose kept buffers stay unused here).
+  auto const written_levels = [](int f) {
+    return Fields::written[f] ? Fields::levels[f] : 0;
+  };
+  second.resize(Fields::count);
   std::size_t bytes = 0;
   for (int f = 0; f < Fields::count; ++f) {
-    if (Fields::written[f])
-      bytes += Fields::levels[f] * state.current(f).size() * sizeof(T);
+    if (static_cast<int>(second[f].size()) < written_levels(f)) {
+      bytes += written_levels(f) * state.current(f).size() * sizeof(T);
+    }
   }
   try {
     for (int f = 0; f < Fields::count; ++f) {
-      if (!Fields::written[f]) continue;
-      for (int k = 0; k < Fields::levels[f]; ++k) {
-        View v(Kokkos::view_alloc(Kokkos::WithoutInitializing,
-                                  state.label() + ":temporal:" + state.name(f)),
-               state.current(f).layout());
-        stencil::detail::copy_halo(space, v, state.level(f, -k), state.halo());
-        second[f].push_back(v);
+      while (static_cast<int>(second[f].size()) < written_levels(f)) {
+        second[f].push_back(
+            View(Kokkos::view_alloc(Kokkos::WithoutInitializing,
+                                    state.label() + ":second:" + state.name(f)),
+                 state.current(f).layout()));
       }
     }
   } catch (std::exception const& e) {
@@ -325,9 +332,16 @@ void run_with_second_set(Kokkos::Cuda const& space,
             policy_name, " of state '", state.label(),
             "' keeps a second set of its written fields' levels (",
             stencil::detail::format_bytes(bytes),
-            ") and allocating it failed (", e.what(),
-            "); use StreamingSweep, Naive or SpatialBlocking"),
+            " more) and allocating it failed (", e.what(),
+            "); free memory (State::release_second_set on other states) or "
+            "use StreamingSweep, Naive or SpatialBlocking"),
         bytes, stencil::detail::available_bytes<MemorySpace>());
+  }
+  for (int f = 0; f < Fields::count; ++f) {
+    for (int k = 0; k < written_levels(f); ++k) {
+      stencil::detail::copy_halo(space, second[f][k], state.level(f, -k),
+                                 state.halo());
+    }
   }
   // Halos are fixed, but the L buffers of a field of L levels may hold
   // different ones, and they rotate: after s steps, level -k lies in the
@@ -338,16 +352,14 @@ void run_with_second_set(Kokkos::Cuda const& space,
   auto const wrap = [](int i, int L) { return ((i % L) + L) % L; };
   std::vector<std::vector<int>> halo_of(Fields::count);
   for (int f = 0; f < Fields::count; ++f) {
-    for (int j = 0; j < static_cast<int>(second[f].size()); ++j) {
-      halo_of[f].push_back(j);
-    }
+    for (int j = 0; j < written_levels(f); ++j) halo_of[f].push_back(j);
   }
   int done = 0;
   auto const run_block = [&](int block) {
     OutBuffers<T, Fields> out{};
     std::vector<std::vector<int>> chosen(Fields::count);
     for (int f = 0; f < Fields::count; ++f) {
-      int const L = static_cast<int>(second[f].size());
+      int const L = written_levels(f);
       for (int k = 0; k < L; ++k) {
         int const wanted = wrap(k - done - block, L);
         int j = 0;
@@ -358,7 +370,7 @@ void run_with_second_set(Kokkos::Cuda const& space,
     }
     launch_block(block, out);
     for (int f = 0; f < Fields::count; ++f) {
-      int const L = static_cast<int>(second[f].size());
+      int const L = written_levels(f);
       for (int k = 0; k < L; ++k) {
         int const j = chosen[f][k];
         stencil::detail::StateBuffers::exchange(state, f, -k, second[f][j]);
@@ -371,9 +383,6 @@ void run_with_second_set(Kokkos::Cuda const& space,
   stencil::detail::state_time_loop(
       space, state, stencil::detail::step_blocks(steps, depth, hooks),
       run_block, hooks);
-  // The second set is freed on return; the kernels that read it are ordered
-  // before the free on the space's stream.
-  space.fence();
 }
 
 /// TemporalBlocking: `depth` steps per launch, into the second set. Rank 2
