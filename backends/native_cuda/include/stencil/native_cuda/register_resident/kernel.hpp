@@ -73,9 +73,24 @@ struct Shape {
   static constexpr int exchanged = exchanged_before<Fields, Fields::count>();
   static_assert(Fields::most_levels <= 2,
                 "register-resident fields keep 1 or 2 time levels");
-  static constexpr std::size_t shared_bytes = std::size_t{2} * 2 * warps *
-                                              warp_halo_lanes * exchanged *
-                                              cells_per_thread * sizeof(T);
+  static constexpr std::size_t exchange_bytes = std::size_t{2} * 2 * warps *
+                                                warp_halo_lanes * exchanged *
+                                                cells_per_thread * sizeof(T);
+  /// A warp's cells of one array, staged in rows of cells_per_thread + 1
+  /// values (odd, so that neither a lane's row nor a run of 32 cells
+  /// meets a bank twice), for the coalesced loads and stores at the start
+  /// and end of a launch. The same shared memory as the exchange, which
+  /// runs only between them.
+  static constexpr std::size_t staging_bytes =
+      std::size_t{1} * warps * 32 * (cells_per_thread + 1) * sizeof(T);
+  static constexpr std::size_t shared_bytes =
+      exchange_bytes > staging_bytes ? exchange_bytes : staging_bytes;
+  /// Pairs of steps per iteration of the step loop: with two at radius 1
+  /// to 3, the register allocator placed the arrays differently at the end
+  /// of an iteration than at its start and copied them back every
+  /// iteration (21 moves per 4 steps on the float radius-1 wave); four
+  /// made radius 4 slower, so it keeps two.
+  static constexpr int unrolled_pairs = radius <= 3 ? 4 : 2;
   static_assert(warp_owned > 0, "the warp halo leaves a warp no cells");
   static_assert(warps >= 2, "a thread of each of two warps waits for a flag");
 };
@@ -223,29 +238,47 @@ __global__ void __launch_bounds__(Shape<T, Op>::threads, 1)
   int const n = p.n;
   auto wrap = [&](int g) { return ((g % n) + n) % n; };
   Regs r;
+  // Loads and stores go through the warp's staging rows: lane l moves
+  // cells k * 32 + l of the warp's 32 x G, so that each access of a warp
+  // covers 32 adjacent cells. Each lane moving its own run of G cells made
+  // every access touch 32 lines, and cost a short call far more than its
+  // DRAM traffic.
+  int const warp_base = base - lane * G;
+  T* const staging = reinterpret_cast<T*>(shared_raw) + w * 32 * (G + 1);
+  auto staged = [](int c) { return c / G * (G + 1) + c % G; };
   // Fixed boundaries: every cell the padded arrays hold, 0 beyond.
-  auto load = [&](T const* from, int i) -> T {
-    int const g = base + i;
-    if (p.periodic) return from[p.halo + wrap(g)];
-    return g >= -p.halo && g < n + p.halo ? from[p.halo + g] : T(0);
+  auto load = [&](T const* from, T(&cells)[G]) {
+    for (int k = 0; k < G; ++k) {
+      int const c = k * 32 + lane, g = warp_base + c;
+      T const v = p.periodic                       ? from[p.halo + wrap(g)]
+                  : g >= -p.halo && g < n + p.halo ? from[p.halo + g]
+                                                   : T(0);
+      staging[staged(c)] = v;
+    }
+    __syncwarp();
+#pragma unroll
+    for (int i = 0; i < G; ++i) cells[i] = staging[lane * (G + 1) + i];
+    __syncwarp();
   };
   stencil::detail::for_each_constant<Fields::count>([&](auto field) {
     constexpr int f = decltype(field)::value;
     constexpr int slot = stencil::detail::written_slot<Fields, f>();
-#pragma unroll
-    for (int i = 0; i < G; ++i) {
-      if constexpr (Fields::written[f]) {
-        r.level[slot][0][i] = load(p.in[f][0], i);
-        // A field of one level writes its second array over a copy of the
-        // first, whose halo cells the steps keep.
-        constexpr bool two_levels = Fields::levels[f] > 1;
-        r.level[slot][1][i] =
-            two_levels ? load(p.in[f][1], i) : r.level[slot][0][i];
+    if constexpr (Fields::written[f]) {
+      load(p.in[f][0], r.level[slot][0]);
+      // A field of one level writes its second array over a copy of the
+      // first, whose halo cells the steps keep.
+      if constexpr (Fields::levels[f] > 1) {
+        load(p.in[f][1], r.level[slot][1]);
       } else {
-        r.coefficient[f - slot][i] = load(p.in[f][0], i);
+#pragma unroll
+        for (int i = 0; i < G; ++i) r.level[slot][1][i] = r.level[slot][0][i];
       }
+    } else {
+      load(p.in[f][0], r.coefficient[f - slot]);
     }
   });
+  // The exchanges reuse the staging rows.
+  __syncthreads();
   // The fixed halo cells next to the domain, [-R, 0) and [n, n + R): the
   // last R registers of the thread whose cells end at 0 and the first R of
   // the thread whose cells start at n (block ownership keeps n on a lane's
@@ -437,7 +470,7 @@ __global__ void __launch_bounds__(Shape<T, Op>::threads, 1)
   int s = 0, next_grid = p.grid_halo;
   auto time = [&](int k) { return p.t0 + (s + k) * p.dt; };
   while (s + HW <= p.steps) {
-#pragma unroll 2
+#pragma unroll S::unrolled_pairs
     for (int k = 0; k < HW; k += 2) {
       step(std::integral_constant<int, 0>{}, time(k));
       step(std::integral_constant<int, 1>{}, time(k + 1));
@@ -460,6 +493,12 @@ __global__ void __launch_bounds__(Shape<T, Op>::threads, 1)
   if (odd) step(std::integral_constant<int, 0>{}, time(0));
 
   // Level 0 of each written field lies in array P, level -1 in 1 - P.
+  // The cells the warp owns, [own_low, own_high): the thread masks' union.
+  int const own_low = max(start, w == 0 ? warp_base : warp_base + S::warp_halo);
+  int const own_high =
+      min(end, w + 1 == WARPS ? warp_base + 32 * G
+                              : warp_base + S::warp_owned + S::warp_halo);
+  __syncthreads();  // every warp is past its last exchange
   auto write_back = [&](auto parity) {
     constexpr int P = decltype(parity)::value;
     stencil::detail::for_each_constant<Fields::count>([&](auto field) {
@@ -468,10 +507,15 @@ __global__ void __launch_bounds__(Shape<T, Op>::threads, 1)
         constexpr int slot = stencil::detail::written_slot<Fields, f>();
         auto store = [&](T const(&cells)[G], T* to) {
 #pragma unroll
-          for (int i = 0; i < G; ++i) {
-            int const g = base + i;
-            if ((own >> i) & 1u) to[p.halo + g] = cells[i];
+          for (int i = 0; i < G; ++i) staging[lane * (G + 1) + i] = cells[i];
+          __syncwarp();
+          for (int k = 0; k < G; ++k) {
+            int const c = k * 32 + lane, g = warp_base + c;
+            if (g >= own_low && g < own_high) {
+              to[p.halo + g] = staging[staged(c)];
+            }
           }
+          __syncwarp();
         };
         store(r.level[slot][P], p.out[f][0]);
         if constexpr (Fields::levels[f] > 1) {
