@@ -312,7 +312,9 @@ class TableReporter final : public benchmark::BenchmarkReporter {
            "moves N values per cell and step.\n"
            "domain: cells, slowest dimension first. plan: policy initials, "
            "tile x[xy[xz]] in cells (x first),\n"
-           "dN depth, pN prefetch stages, Nthr threads per team or block.\n"
+           "dN depth, gN grid halo (steps between exchanges), pN prefetch "
+           "stages,\n"
+           "Nthr threads per team or block.\n"
         << std::flush;
   }
 
@@ -559,6 +561,9 @@ std::string short_plan(stencil::Plan const& p) {
     }
   }
   if (p.depth != 1) s += " d" + std::to_string(p.depth);
+  if (p.policy == stencil::PolicyKind::register_resident) {
+    s += " g" + std::to_string(p.native_cuda.grid_halo);
+  }
   if (p.backend == stencil::Backend::native_cuda) {
     s += " p" + std::to_string(p.prefetch);
   }

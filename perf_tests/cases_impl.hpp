@@ -227,13 +227,9 @@ int steps_in_normal_range() {
 /// without refills, 714 over 1000 steps with them; float j3d17pt Naive 153
 /// with refills every 64 steps, 250 when Auto's tuning timed its first 6).
 /// At most 64 steps, and at most steps_in_normal_range (`in_range`); whole
-/// launches of the plan's depth. A register-resident call is one launch
-/// of any length (its depth is the steps between exchanges), so it takes
-/// the same chunks as a one-step policy.
+/// launches of the plan's depth.
 inline int chunk_steps(stencil::Plan const& plan, int steps, int in_range) {
-  int const depth = plan.policy == stencil::PolicyKind::register_resident
-                        ? 1
-                        : std::max(1, plan.depth);
+  int const depth = std::max(1, plan.depth);
   int const most = std::min(64, in_range);
   int const chunk = std::max(depth, most / depth * depth);
   return std::min(chunk, steps);

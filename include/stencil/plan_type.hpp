@@ -51,7 +51,10 @@ struct Plan {
   /// x + 2*depth*radius), y = output rows per streaming partition.
   /// DeviceTiling: the xy tile of one block, z = the planes it streams.
   Tile tile{1, 1, 1};
-  int depth = 1;                  ///< time steps per kernel launch
+  /// Time steps per kernel launch. RegisterResident: 1, since a launch
+  /// runs a whole call's steps (its exchanges every native_cuda.grid_halo
+  /// steps).
+  int depth = 1;
   int team_size = 0;              ///< threads per team or block, 0 where none
   std::size_t scratch_bytes = 0;  ///< scratch (shared) memory per team
 
