@@ -21,6 +21,7 @@
 #include <limits>
 #include <memory>
 #include <numbers>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -403,10 +404,17 @@ int register_stencil_cases(Options const& o, Size const& size,
             return;
           }
         }
-        // One row per depth of --depth and per stages of --prefetch (each
-        // list, where given, replaces the plan's choice), named
-        // Policy.dD.pS.
+        // One row per depth of --depth, per stages of --prefetch and per
+        // tiles of --tiles (each list, where given, replaces the plan's
+        // choice), named Policy.dD.pS.warps.
         std::vector<int> depths{-1}, stages{-1};
+        std::vector<std::optional<stencil::Tiles2D>> tiles{std::nullopt};
+        if constexpr (std::is_same_v<P, stencil::TemporalBlocking>) {
+          if (Op::rank == 2 && !stencil::MultiFieldOperator<Op> &&
+              !o.tiles.empty()) {
+            tiles.assign(o.tiles.begin(), o.tiles.end());
+          }
+        }
         if constexpr (has_depth_v<P>) {
           if (!o.depths.empty()) depths = o.depths;
         }
@@ -415,23 +423,32 @@ int register_stencil_cases(Options const& o, Size const& size,
         }
         for (int depth : depths) {
           for (int prefetch : stages) {
-            P policy = pol.policy;
-            std::string name = pol.name;
-            if constexpr (has_depth_v<P>) {
-              if (depth >= 0) {
-                policy.depth = depth;
-                name += ".d" + std::to_string(depth);
+            for (auto const tile : tiles) {
+              P policy = pol.policy;
+              std::string name = pol.name;
+              if constexpr (has_depth_v<P>) {
+                if (depth >= 0) {
+                  policy.depth = depth;
+                  name += ".d" + std::to_string(depth);
+                }
               }
-            }
-            if constexpr (has_prefetch_v<P>) {
-              if (prefetch >= 0) {
-                policy.prefetch = prefetch;
-                name += ".p" + std::to_string(prefetch);
+              if constexpr (has_prefetch_v<P>) {
+                if (prefetch >= 0) {
+                  policy.prefetch = prefetch;
+                  name += ".p" + std::to_string(prefetch);
+                }
               }
+              if constexpr (std::is_same_v<P, stencil::TemporalBlocking>) {
+                if (tile) {
+                  policy.tiles = *tile;
+                  name += *tile == stencil::Tiles2D::warp_registers ? ".warps"
+                                                                    : ".shared";
+                }
+              }
+              detail::register_case<Op, T>(o, name, policy, prec.name, size,
+                                           ceilings);
+              ++count;
             }
-            detail::register_case<Op, T>(o, name, policy, prec.name, size,
-                                         ceilings);
-            ++count;
           }
         }
       }

@@ -161,6 +161,20 @@ Options parse_options(int& argc, char** argv) {
             "give prefetch stages as numbers of 0 or more separated by "
             "commas (0: plain loads)"));
       }
+    } else if (take_value(arg, "tiles", value)) {
+      o.tiles.clear();
+      for (auto const& t : split_list("--tiles", value)) {
+        if (iequals(t, "shared")) {
+          o.tiles.push_back(stencil::Tiles2D::shared_memory);
+        } else if (iequals(t, "warps")) {
+          o.tiles.push_back(stencil::Tiles2D::warp_registers);
+        } else {
+          throw UsageError("--tiles=" + value + ": unknown tiles '" + t +
+                           "'; give shared (Tiles2D::shared_memory) or "
+                           "warps (Tiles2D::warp_registers), separated by "
+                           "commas");
+        }
+      }
     } else if (take_value(arg, "steps", value)) {
       o.steps = parse_positive("--steps=" + value, value,
                                "give a positive number of time steps, "
@@ -233,6 +247,11 @@ Options:
                         (0: plain loads; one benchmark each, named
                         StreamingSweep.pN, or TemporalBlocking.dD.pN with
                         --depth) instead of the plan's choice
+  --tiles=LIST          run rank-2 TemporalBlocking in these tiles: shared
+                        (rings in shared memory), warps (warp tiles in
+                        registers); one benchmark each, named
+                        TemporalBlocking.shared or .warps, instead of the
+                        plan's choice
   --repetitions=N       timed repetitions per benchmark (default 5, quick 3)
   --help                this text, then Google Benchmark's
 

@@ -4,6 +4,8 @@
 // is reported before any device is initialised.
 #pragma once
 
+#include <stencil/policy.hpp>
+
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -35,6 +37,9 @@ struct Options {
   /// --prefetch=LIST: prefetch stages to run the native policies at, one
   /// benchmark each ("StreamingSweep.p2"); empty: the plan's choice.
   std::vector<int> prefetch;
+  /// --tiles=LIST: rank-2 TemporalBlocking in these tiles, one benchmark
+  /// each ("TemporalBlocking.warps"); empty: the plan's choice.
+  std::vector<stencil::Tiles2D> tiles;
   int repetitions = 0;  ///< 0: the mode's default
   /// Console output of Google Benchmark goes to stdout unless another
   /// format was asked for; then our header must not corrupt it.

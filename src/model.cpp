@@ -67,6 +67,15 @@ double shared_accesses(Stencil const& s, Config const& c) {
   }
   int const r = s.radius;
   if (s.rank == 1) return 2 * r + 1;
+  if (c.warp_tiles) {
+    // Values shuffled per cell: r per side of each row read across a lane's
+    // edge (a star's own row, a box's 2r + 1), for all the lane's columns;
+    // nothing stored. A shuffle moves 4 bytes per lane through the crossbar
+    // shared memory uses, at its bandwidth, so shuffled bytes count as
+    // on-chip accesses.
+    int const rows = s.shape == Shape::star ? 1 : 2 * r + 1;
+    return 2.0 * r * rows / c.columns;
+  }
   double loads = 0;
   // Lines along y, one per (dz, dx); 2D grids have dz = 0 only.
   int const z_reach = s.rank == 3 ? r : 0;
@@ -108,12 +117,20 @@ constexpr int division_fp_instructions = 3;
 // sweep 70 (docs/decisions/model-fitted-figures.md). 0 for the portable
 // policies: the model bounds them by DRAM and L1 only, with no issue
 // ceiling.
+// Warp tiles: no ring addresses or barrier, but guards and the loads of
+// rows 2r iterations ahead. Fitted on the radius-1 float rows of one H200
+// run (docs/decisions/temporal-blocking-2d-warp-tiles.md), which it then
+// predicts within 15%; the radius-2 rows run 1.4-3x below the model, at
+// two warps per scheduler that the model does not see.
+constexpr double warp_tile_overhead = 14;
+
 double overhead_instructions(Stencil const& s, Config const& c) {
   switch (c.policy) {
     case PolicyKind::streaming_sweep:
       return 70;
     case PolicyKind::temporal_blocking:
-      return s.rank == 1 ? 30 : 16 + 10 * s.divisions;
+      if (s.rank == 1) return 30;
+      return (c.warp_tiles ? warp_tile_overhead : 16) + 10 * s.divisions;
     default:
       return 0;
   }
@@ -182,7 +199,9 @@ double instructions(Stencil const& s, Config const& c, double accesses) {
     return fixed + accesses + family->per_tap * taps(s);
   }
   double const overhead = overhead_instructions(s, c);
-  return overhead > 0 ? accesses + taps(s) + overhead : 0;
+  // A shuffle moves 4 bytes: an 8-byte value takes two.
+  double const issued = c.warp_tiles ? accesses * s.value_size / 4 : accesses;
+  return overhead > 0 ? issued + taps(s) + overhead : 0;
 }
 
 // The fraction of the issue rate a native kernel reaches: 1 in 2D (its
@@ -362,13 +381,15 @@ Prediction ceilings(Stencil const& s, Config const& c,
   };
   Limit const issue_limit =
       family != nullptr ? Limit::latency : Limit::instruction_issue;
+  Limit const on_chip_limit =
+      c.warp_tiles ? Limit::warp_shuffles : Limit::shared_memory;
   if (family == &sm_tiling_3d) {
     in_series(p.issue_gcells, issue_limit, p.dram_gcells, Limit::dram);
   } else if (family == &device_tiling_3d) {
     in_series(p.issue_gcells, issue_limit, p.barrier_gcells,
               Limit::barrier_latency);
   } else if (blocks_in_time(c.policy)) {
-    in_series(p.shared_gcells, Limit::shared_memory, p.fp_gcells, Limit::fp);
+    in_series(p.shared_gcells, on_chip_limit, p.fp_gcells, Limit::fp);
   }
   p.gcells = p.dram_gcells;
   p.limit = Limit::dram;
@@ -378,7 +399,7 @@ Prediction ceilings(Stencil const& s, Config const& c,
       p.limit = limit;
     }
   };
-  lower(p.shared_gcells, Limit::shared_memory);
+  lower(p.shared_gcells, on_chip_limit);
   lower(p.fp_gcells, Limit::fp);
   lower(p.serial_gcells, serial_limit);
   lower(p.issue_gcells, issue_limit);
@@ -394,6 +415,8 @@ std::string to_string(Limit limit) {
       return "DRAM bandwidth";
     case Limit::shared_memory:
       return "shared-memory bandwidth";
+    case Limit::warp_shuffles:
+      return "warp-shuffle bandwidth";
     case Limit::fp:
       return "FP throughput";
     case Limit::barrier_latency:

@@ -138,7 +138,8 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
     }
   };
   char const* const temporal_plain =
-      p.native_cuda.input_to_ring
+      p.native_cuda.warp_tiles ? "plain loads, 2 x radius iterations ahead"
+      : p.native_cuda.input_to_ring
           ? "each input plane copied with cp.async into its ring slot as "
             "its iteration starts"
           : "plain loads, an iteration ahead";
@@ -153,6 +154,8 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
           << " x " << p.native_cuda.rows_per_thread << " rows each)";
       if (p.native_cuda.plane_sums)
         out << ", rows summed in registers (linear box)";
+      if (p.native_cuda.warp_tiles)
+        out << ", warp tiles (in registers, neighbours by warp shuffles)";
     }
     out << ", registers " << p.registers << ", local memory "
         << p.local_memory_bytes << " B/thread"

@@ -147,6 +147,10 @@ struct Config {
   /// Adjacent columns one thread owns in the native 2D temporal kernel: a
   /// pair loads the neighbouring columns once for both its cells.
   int columns = 1;
+  /// 2D TemporalBlocking in warp tiles (Plan::warp_tiles): `tile_x` is a
+  /// warp's columns, and the neighbours a lane does not hold come by warp
+  /// shuffles instead of shared memory.
+  bool warp_tiles = false;
   /// Blocks resident on one SM (Plan::blocks_per_sm): the native 3D tiles
   /// run one to three blocks of eight warps, and more warps hide more of
   /// each cell's latency.
@@ -160,6 +164,7 @@ struct Config {
 enum class Limit {
   dram,               ///< DRAM bandwidth
   shared_memory,      ///< on-chip memory bandwidth
+  warp_shuffles,      ///< warp shuffles, through shared memory's crossbar
   fp,                 ///< arithmetic throughput
   barrier_latency,    ///< one rim exchange or barrier per streamed plane
   instruction_issue,  ///< the instructions per cell, at the device's issue rate

@@ -88,6 +88,11 @@ struct Plan {
     /// unfinished sums per cell in registers. TemporalBlocking on rank 2: the
     /// same row by row, on pairs of columns.
     bool plane_sums = false;
+    /// Rank-2 TemporalBlocking: each warp is a tile of its own, held in
+    /// registers, its lanes exchanging neighbours by warp shuffles (no
+    /// shared memory): Tiles2D::warp_registers, or automatic where measured
+    /// faster. `rows_per_thread` is 1 and `columns_per_thread` a lane's.
+    bool warp_tiles = false;
     /// DeviceTiling: every tile lies inside the grid in x and y, and the
     /// launches run the kernel for that (no per-cell boundary selects).
     bool inside_kernel = false;

@@ -40,9 +40,21 @@ struct SpatialBlocking {
 /// so the deepest depths may not fit); -1 lets the plan choose: plain
 /// loads, or on rank 2 one stage where the depth's plain-load kernel would
 /// spill registers and the staged one does not.
+///
+/// `tiles` (rank 2): how a strip is held on chip. `shared_memory`: a block
+/// is the tile, each level a ring of rows in shared memory.
+/// `warp_registers`: each warp is a tile of its own, 128 columns in float
+/// or 64 in double, each level's last 2r + 1 rows in registers and the
+/// neighbours across a lane's edge by warp shuffles; no shared memory, so
+/// no prefetch stages, and a narrower tile, so more recomputed halo.
+/// `automatic`: the one measured faster for the stencil and value type
+/// (docs/decisions/temporal-blocking-2d-warp-tiles.md); the plan says which.
+enum class Tiles2D { automatic, shared_memory, warp_registers };
+
 struct TemporalBlocking {
   int depth = 0;
   int prefetch = -1;
+  Tiles2D tiles = Tiles2D::automatic;
 };
 
 /// Device tiling with deep temporal blocking (native CUDA backend, rank 3,

@@ -18,33 +18,71 @@
 
 namespace {
 
-template <class T, class Op>
-int max_depth(int prefetch = 0) {
-  return stencil::native_cuda::temporal_blocking::Kernel<T, Op>::max_depth(
-      stencil::native_cuda::current_device_limits(), prefetch);
+using stencil::TemporalBlocking;
+using stencil::Tiles2D;
+
+/// A TemporalBlocking variant every test runs at each depth: shared-memory
+/// rings with `prefetch` stages, or warp tiles (rank 2).
+TemporalBlocking shared(int prefetch) {
+  return {.depth = 0, .prefetch = prefetch, .tiles = Tiles2D::shared_memory};
+}
+TemporalBlocking warps() {
+  return {.depth = 0, .prefetch = 0, .tiles = Tiles2D::warp_registers};
+}
+TemporalBlocking at_depth(TemporalBlocking variant, int depth) {
+  variant.depth = depth;
+  return variant;
 }
 
-template <class T, class Op>
-bool fits(int depth, int prefetch) {
-  return stencil::native_cuda::temporal_blocking::Kernel<T, Op>::fits(
-      depth, prefetch, stencil::native_cuda::current_device_limits());
-}
-
-template <class T, class Op>
-int columns_per_thread(int depth) {
-  return stencil::native_cuda::temporal_blocking::Kernel<T, Op>::thread_shape(
-             depth)
-      .columns;
-}
-
-/// The prefetch stages every rank-2 test runs with (rank 1 has none).
-template <class Op>
-std::vector<int> prefetches() {
-  if constexpr (Op::rank == 1) {
-    return {0};
-  } else {
-    return {0, 1, 2};
+/// f.template operator()<K>() with the kernels `variant` runs.
+template <class T, class Op, class F>
+auto with_kernels(TemporalBlocking const& variant, F&& f) {
+  using stencil::native_cuda::temporal_blocking::Kernel;
+  if constexpr (Op::rank == 2) {
+    if (variant.tiles == Tiles2D::warp_registers) {
+      return f.template operator()<Kernel<T, Op, true>>();
+    }
   }
+  return f.template operator()<Kernel<T, Op>>();
+}
+
+template <class T, class Op>
+int max_depth(TemporalBlocking const& variant = shared(0)) {
+  return with_kernels<T, Op>(variant, [&]<class K>() {
+    return K::max_depth(stencil::native_cuda::current_device_limits(),
+                        variant.prefetch);
+  });
+}
+
+template <class T, class Op>
+bool fits(int depth, TemporalBlocking const& variant) {
+  return with_kernels<T, Op>(variant, [&]<class K>() {
+    return K::fits(depth, variant.prefetch,
+                   stencil::native_cuda::current_device_limits());
+  });
+}
+
+template <class T, class Op>
+int columns_per_thread(int depth, TemporalBlocking const& variant) {
+  return with_kernels<T, Op>(
+      variant, [&]<class K>() { return K::thread_shape(depth).columns; });
+}
+
+/// The variants every test runs: rank 2 with prefetch 0, 1 and 2 and in
+/// warp tiles; rank 1 has nothing to prefetch and no warp tiles.
+template <class Op>
+std::vector<TemporalBlocking> variants() {
+  if constexpr (Op::rank == 1) {
+    return {shared(0)};
+  } else {
+    return {shared(0), shared(1), shared(2), warps()};
+  }
+}
+
+std::string describe(TemporalBlocking const& variant) {
+  return "prefetch=" + std::to_string(variant.prefetch) +
+         (variant.tiles == Tiles2D::warp_registers ? " warp tiles"
+                                                   : " shared-memory rings");
 }
 
 /// A depth below the largest can fail alone (its kernel spills registers
@@ -52,13 +90,13 @@ std::vector<int> prefetches() {
 /// it and say which depths fit.
 template <class T, class Op>
 void check_refused(Op const& op, std::array<int, Op::rank> extents, int depth,
-                   int prefetch) {
+                   TemporalBlocking const& variant) {
   stencil::Grid<T, Op::rank, Kokkos::CudaSpace> grid("u", extents,
                                                      {.halo = Op::radius});
   try {
-    (void)stencil::plan(Kokkos::Cuda{}, grid, op,
-                        stencil::TemporalBlocking{depth, prefetch});
-    ADD_FAILURE() << Op::name << " depth " << depth << ": expected a refusal";
+    (void)stencil::plan(Kokkos::Cuda{}, grid, op, at_depth(variant, depth));
+    ADD_FAILURE() << Op::name << " depth " << depth << ' ' << describe(variant)
+                  << ": expected a refusal";
   } catch (stencil::error const& e) {
     EXPECT_NE(std::string(e.what()).find("all that fit: "), std::string::npos)
         << e.what();
@@ -67,13 +105,15 @@ void check_refused(Op const& op, std::array<int, Op::rank> extents, int depth,
 
 template <class T, class Op>
 void check(Op const& op, std::array<int, Op::rank> extents, int depth,
-           std::initializer_list<int> step_counts, int prefetch = 0) {
+           std::initializer_list<int> step_counts,
+           TemporalBlocking const& variant = shared(0)) {
   constexpr int rank = Op::rank;
   unsigned seed = 77;
+  TemporalBlocking const policy = at_depth(variant, depth);
   for (int steps : step_counts) {
     std::ostringstream where;
     where << Op::name << ' ' << (sizeof(T) == 4 ? "float" : "double")
-          << " depth=" << depth << " prefetch=" << prefetch
+          << " depth=" << depth << ' ' << describe(variant)
           << " steps=" << steps << " extents=";
     for (int e : extents) where << e << ' ';
     SCOPED_TRACE(where.str());
@@ -84,17 +124,17 @@ void check(Op const& op, std::array<int, Op::rank> extents, int depth,
     stencil::Grid<T, rank, Kokkos::CudaSpace> grid("u", extents,
                                                    {.halo = Op::radius});
     stencil_test::load(grid, initial);
-    auto const p = stencil::plan(Kokkos::Cuda{}, grid, op,
-                                 stencil::TemporalBlocking{depth, prefetch});
+    auto const p = stencil::plan(Kokkos::Cuda{}, grid, op, policy);
     ASSERT_EQ(p.backend, stencil::Backend::native_cuda);
     ASSERT_EQ(p.depth, depth);
-    ASSERT_EQ(p.prefetch, prefetch);
+    ASSERT_EQ(p.prefetch, variant.prefetch);
+    ASSERT_EQ(p.native_cuda.warp_tiles,
+              variant.tiles == Tiles2D::warp_registers);
     EXPECT_EQ(p.local_memory_bytes, 0) << "the kernel spills: " << p;
     // The policy, not the plan p: iterate plans it again (the same plan)
     // and compiles only this policy's kernels, where a Plan argument would
     // compile every native family for Op and T.
-    stencil::iterate(Kokkos::Cuda{}, grid, op, steps,
-                     stencil::TemporalBlocking{depth, prefetch});
+    stencil::iterate(Kokkos::Cuda{}, grid, op, steps, policy);
     Kokkos::fence();
     EXPECT_TRUE(stencil_test::matches(stencil_test::read_back(grid), expected,
                                       initial, stencil::Boundary::fixed,
@@ -105,42 +145,50 @@ void check(Op const& op, std::array<int, Op::rank> extents, int depth,
 template <class Op>
 void check_all_depths(Op const& op, std::array<int, Op::rank> small,
                       std::array<int, Op::rank> large) {
-  for (int prefetch : prefetches<Op>()) {
-    for (int depth = 1; depth <= max_depth<double, Op>(prefetch); ++depth) {
-      if (!fits<double, Op>(depth, prefetch)) {
-        check_refused<double>(op, small, depth, prefetch);
+  for (TemporalBlocking const& v : variants<Op>()) {
+    for (int depth = 1; depth <= max_depth<double, Op>(v); ++depth) {
+      if (!fits<double, Op>(depth, v)) {
+        check_refused<double>(op, small, depth, v);
         continue;
       }
-      check<double>(op, small, depth, {depth, 2 * depth + 1}, prefetch);
+      check<double>(op, small, depth, {depth, 2 * depth + 1}, v);
     }
-    for (int depth = 1; depth <= max_depth<float, Op>(prefetch); ++depth) {
-      if (!fits<float, Op>(depth, prefetch)) {
-        check_refused<float>(op, small, depth, prefetch);
+    for (int depth = 1; depth <= max_depth<float, Op>(v); ++depth) {
+      if (!fits<float, Op>(depth, v)) {
+        check_refused<float>(op, small, depth, v);
         continue;
       }
-      check<float>(op, small, depth, {depth + 1}, prefetch);
+      check<float>(op, small, depth, {depth + 1}, v);
     }
   }
   if (stencil_test::small_only()) return;
-  for (int prefetch : prefetches<Op>()) {
+  for (TemporalBlocking const& v : variants<Op>()) {
     if constexpr (Op::rank == 2) {
       // Depths whose threads own column pairs are shallower than the
       // deepest: run them across several strips too.
-      for (int depth = 1; depth <= max_depth<double, Op>(prefetch); ++depth) {
-        if (fits<double, Op>(depth, prefetch) &&
-            columns_per_thread<double, Op>(depth) > 1) {
-          check<double>(op, large, depth, {2 * depth + 1}, prefetch);
+      for (int depth = 1; depth <= max_depth<double, Op>(v); ++depth) {
+        if (v.tiles != Tiles2D::warp_registers && fits<double, Op>(depth, v) &&
+            columns_per_thread<double, Op>(depth, v) > 1) {
+          check<double>(op, large, depth, {2 * depth + 1}, v);
         }
       }
     }
-    int const deepest = max_depth<double, Op>(prefetch);
-    check<double>(op, large, deepest, {1, deepest, 3 * deepest + 2}, prefetch);
-    check<float>(op, large, max_depth<float, Op>(prefetch), {7}, prefetch);
-    if constexpr (Op::rank == 2) {
-      // Tall and narrow: every block streams a long run of rows through the
-      // pipeline (many periods of the ring and of the staging slots), not
-      // only its start and end.
-      check<double>(op, {9001, 45}, deepest, {deepest + 3}, prefetch);
+    if (int const deepest = max_depth<double, Op>(v); deepest > 0) {
+      check<double>(op, large, deepest, {1, deepest, 3 * deepest + 2}, v);
+      if constexpr (Op::rank == 2) {
+        // Tall and narrow: every block streams a long run of rows through
+        // the pipeline (many periods of the ring and of the staging
+        // slots), not only its start and end.
+        check<double>(op, {9001, 45}, deepest, {deepest + 3}, v);
+      }
+    }
+    if (int const deepest = max_depth<float, Op>(v); deepest > 0) {
+      check<float>(op, large, deepest, {7}, v);
+      if constexpr (Op::rank == 2) {
+        if (v.tiles == Tiles2D::warp_registers) {
+          check<float>(op, {9001, 45}, deepest, {deepest + 3}, v);
+        }
+      }
     }
   }
 }
@@ -216,9 +264,31 @@ TEST(TemporalBlocking, RefusesWhatItCannotRun) {
                             stencil::TemporalBlocking{4, 1});
       },
       "nothing to prefetch");
+  // Nor have warp tiles any cp.async stages, and they are rank 2 only.
+  stencil_test::expect_refused_with(
+      [&] {
+        (void)stencil::plan(
+            Kokkos::Cuda{}, grid, J2d5pt{},
+            TemporalBlocking{
+                .depth = 4, .prefetch = 1, .tiles = Tiles2D::warp_registers});
+      },
+      "no cp.async stages");
+  stencil_test::expect_refused_with(
+      [&] {
+        (void)stencil::plan(Kokkos::Cuda{}, line, stencil::suite::Heat1D<1>{},
+                            at_depth(warps(), 4));
+      },
+      "warp tiles are rank 2 only");
+  stencil::Grid<double, 3, Kokkos::CudaSpace> box("b", {16, 16, 16});
+  stencil_test::expect_refused_with(
+      [&] {
+        (void)stencil::plan(Kokkos::Cuda{}, box, stencil::suite::J3d7pt{},
+                            at_depth(warps(), 2));
+      },
+      "warp tiles are rank 2 only");
   // The deepest depth without prefetch leaves no room for 4 stages of
   // staging: refused, naming the deepest that does fit with them.
-  int const deepest_staged = max_depth<double, J2d5pt>(4);
+  int const deepest_staged = max_depth<double, J2d5pt>(shared(4));
   ASSERT_LT(deepest_staged, deepest);
   stencil_test::expect_refused_with(
       [&] {
@@ -276,6 +346,33 @@ TEST(TemporalBlocking, PlanReportsTheNativeLaunch) {
   auto const star = default_plan(stencil::suite::J2d9pt{});
   EXPECT_EQ(star.native_cuda.columns_per_thread, 1) << star;
   EXPECT_EQ(star.native_cuda.rows_per_thread, 3) << star;
+  EXPECT_FALSE(star.native_cuda.warp_tiles) << star;
+  // Warp tiles: 4 columns a lane in float, one row, no shared memory,
+  // four warps (four tiles) a block.
+  stencil::Grid<float, 2, Kokkos::CudaSpace> single("s", {8352, 8352});
+  auto const tiles =
+      stencil::plan(Kokkos::Cuda{}, single, stencil::suite::J2d5ptPrescaled{},
+                    at_depth(warps(), 8));
+  std::ostringstream tiles_text;
+  tiles_text << tiles;
+  EXPECT_TRUE(tiles.native_cuda.warp_tiles) << tiles_text.str();
+  EXPECT_EQ(tiles.native_cuda.columns_per_thread, 4) << tiles_text.str();
+  EXPECT_EQ(tiles.native_cuda.rows_per_thread, 1) << tiles_text.str();
+  EXPECT_EQ(tiles.team_size, 128) << tiles_text.str();
+  EXPECT_EQ(tiles.scratch_bytes, 0u) << tiles_text.str();
+  EXPECT_EQ(tiles.tile.x + 2 * tiles.depth, 128) << tiles_text.str();
+  for (char const* part :
+       {"warp tiles", "2 x radius iterations ahead", "shared 0 B/block"}) {
+    EXPECT_NE(tiles_text.str().find(part), std::string::npos)
+        << tiles_text.str();
+  }
+  // In double 2 columns a lane: 64 per warp.
+  stencil::Grid<double, 2, Kokkos::CudaSpace> wide("w", {64, 1000});
+  auto const double_tiles =
+      stencil::plan(Kokkos::Cuda{}, wide, stencil::suite::J2d5ptPrescaled{},
+                    at_depth(warps(), 4));
+  EXPECT_EQ(double_tiles.native_cuda.columns_per_thread, 2) << double_tiles;
+  EXPECT_EQ(double_tiles.tile.x + 2 * 4, 64) << double_tiles;
   // The divided form is not linear: its pairs read whole neighbourhoods,
   // with plain loads.
   EXPECT_FALSE(pairs.native_cuda.plane_sums) << pairs_text.str();
@@ -351,14 +448,15 @@ TEST(TemporalBlocking, LinearBoxPairsAreSummedByRow) {
   // prescaled j2d25pt is checked in Prescaled2D.
   for (int prefetch : {0, 1, 2}) {
     for (int depth = 1; depth <= 3; ++depth) {
-      if (!fits<double, SignedBox>(depth, prefetch)) {
-        check_refused<double>(SignedBox{}, {37, 53}, depth, prefetch);
+      if (!fits<double, SignedBox>(depth, shared(prefetch))) {
+        check_refused<double>(SignedBox{}, {37, 53}, depth, shared(prefetch));
         continue;
       }
       check<double>(SignedBox{}, {37, 53}, depth, {depth, 2 * depth + 1},
-                    prefetch);
+                    shared(prefetch));
       if (stencil_test::small_only()) continue;
-      check<double>(SignedBox{}, {301, 1117}, depth, {2 * depth + 1}, prefetch);
+      check<double>(SignedBox{}, {301, 1117}, depth, {2 * depth + 1},
+                    shared(prefetch));
     }
   }
 }
@@ -374,10 +472,10 @@ void check_prefetch_follows_the_depth() {
   stencil::Grid<double, 2, Kokkos::CudaSpace> g("p", {64, 2000},
                                                 {.halo = Op::radius});
   for (int depth = 1; depth <= K::compiled_depth(); ++depth) {
-    bool const plain = fits<double, Op>(depth, 0);
-    bool const staged = fits<double, Op>(depth, 1);
+    bool const plain = fits<double, Op>(depth, shared(0));
+    bool const staged = fits<double, Op>(depth, shared(1));
     if (!plain && !staged) {
-      check_refused<double>(Op{}, {64, 2000}, depth, -1);
+      check_refused<double>(Op{}, {64, 2000}, depth, shared(-1));
       stencil_test::expect_refused_with(
           [&] {
             (void)stencil::plan(Kokkos::Cuda{}, g, Op{},
@@ -394,7 +492,7 @@ void check_prefetch_follows_the_depth() {
   // The plan's own depth comes with the prefetch its kernel needs.
   auto const chosen =
       stencil::plan(Kokkos::Cuda{}, g, Op{}, stencil::TemporalBlocking{});
-  bool const chosen_plain = fits<double, Op>(chosen.depth, 0);
+  bool const chosen_plain = fits<double, Op>(chosen.depth, shared(0));
   EXPECT_EQ(chosen.prefetch, chosen_plain ? 0 : 1) << Op::name << '\n'
                                                    << chosen;
 }
@@ -419,7 +517,7 @@ TEST(TemporalBlocking, DefaultDepthFollowsTheDivision) {
   auto const default_plan = [](auto const& op, auto value) {
     using T = decltype(value);
     stencil::Grid<T, 2, Kokkos::CudaSpace> g("d", {64, 8352});
-    return stencil::plan(Kokkos::Cuda{}, g, op, stencil::TemporalBlocking{});
+    return stencil::plan(Kokkos::Cuda{}, g, op, shared(-1));
   };
   using stencil::suite::J2d5pt;
   using stencil::suite::J2d5ptPrescaled;
@@ -439,6 +537,54 @@ TEST(TemporalBlocking, DefaultDepthFollowsTheDivision) {
             stencil::native_cuda::temporal_blocking::max_divided_star_depth)
       << divided_float;
   EXPECT_EQ(divided_float.team_size, 512) << divided_float;
+  // Warp tiles take their own default depth.
+  stencil::Grid<float, 2, Kokkos::CudaSpace> g("w", {64, 8352});
+  auto const tiles =
+      stencil::plan(Kokkos::Cuda{}, g, J2d5ptPrescaled{}, warps());
+  EXPECT_EQ(tiles.depth,
+            stencil::native_cuda::temporal_blocking::warp_tile_default_depth)
+      << tiles;
+}
+
+/// Tiles2D::automatic runs the tiles measured faster for the stencil and
+/// value type (prefers_warp_tiles_2d), and the plan says which.
+template <class T, class Op>
+void check_automatic_tiles() {
+  stencil::Grid<T, 2, Kokkos::CudaSpace> g("a", {64, 2000},
+                                           {.halo = Op::radius});
+  auto const p = stencil::plan(Kokkos::Cuda{}, g, Op{}, TemporalBlocking{});
+  constexpr bool prefers =
+      stencil::native_cuda::temporal_blocking::prefers_warp_tiles_2d<T, Op>;
+  EXPECT_EQ(p.native_cuda.warp_tiles, prefers) << Op::name << '\n' << p;
+}
+
+TEST(TemporalBlocking, AutomaticTilesFollowTheMeasurements) {
+  STENCIL_REQUIRE_GPU();
+  STENCIL_REQUIRE_ALL_DEPTHS();
+  using namespace stencil::suite;
+  [&]<class... Op>(Op...) {
+    (check_automatic_tiles<float, Op>(), ...);
+    (check_automatic_tiles<double, Op>(), ...);
+  }(J2d5pt{}, J2d9pt{}, J2d9ptGol{}, J2d25pt{}, J2d5ptPrescaled{},
+    J2d9ptPrescaled{}, J2d9ptGolPrescaled{}, J2d25ptPrescaled{});
+  // Of the suite, only the float prescaled Game-of-Life box ran faster in
+  // warp tiles; its divided form and every star did not.
+  using stencil::native_cuda::temporal_blocking::prefers_warp_tiles_2d;
+  static_assert(prefers_warp_tiles_2d<float, J2d9ptGolPrescaled>);
+  static_assert(!prefers_warp_tiles_2d<double, J2d9ptGolPrescaled> &&
+                !prefers_warp_tiles_2d<float, J2d9ptGol> &&
+                !prefers_warp_tiles_2d<float, J2d5ptPrescaled> &&
+                !prefers_warp_tiles_2d<float, J2d25ptPrescaled>);
+  stencil::Grid<float, 2, Kokkos::CudaSpace> g("g", {64, 2000});
+  auto const gol = stencil::plan(Kokkos::Cuda{}, g, J2d9ptGolPrescaled{},
+                                 TemporalBlocking{});
+  EXPECT_TRUE(gol.native_cuda.warp_tiles) << gol;
+  EXPECT_EQ(gol.depth,
+            stencil::native_cuda::temporal_blocking::warp_tile_default_depth)
+      << gol;
+  std::ostringstream text;
+  text << gol;
+  EXPECT_NE(text.str().find("warp tiles"), std::string::npos) << text.str();
 }
 
 }  // namespace

@@ -425,6 +425,7 @@ model::Config model_config(Plan const& p) {
       c.tile_y = p.rank == 3 ? p.tile.y + halo : 0;
       c.rows = std::max(1, p.native_cuda.rows_per_thread);
       c.columns = std::max(1, p.native_cuda.columns_per_thread);
+      c.warp_tiles = p.native_cuda.warp_tiles;
       break;
     }
     case PolicyKind::device_tiling:

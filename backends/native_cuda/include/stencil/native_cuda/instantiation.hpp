@@ -23,9 +23,11 @@
   Which temporal_blocking::Kernel<T, Op>::Function      \
   temporal_blocking::Kernel<T, Op>::function(int, int);
 
-#define STENCIL_NATIVE_CUDA_KERNELS_RANK2(Which, T, Op) \
-  STENCIL_NATIVE_CUDA_KERNELS_RANK1(Which, T, Op)       \
-  Which streaming_sweep::Kernel<T, Op>::Function        \
+#define STENCIL_NATIVE_CUDA_KERNELS_RANK2(Which, T, Op)       \
+  STENCIL_NATIVE_CUDA_KERNELS_RANK1(Which, T, Op)             \
+  Which temporal_blocking::Kernel<T, Op, true>::Function      \
+  temporal_blocking::Kernel<T, Op, true>::function(int, int); \
+  Which streaming_sweep::Kernel<T, Op>::Function              \
   streaming_sweep::Kernel<T, Op>::function(int);
 
 #define STENCIL_IMPL_NATIVE_CUDA_TILING_KERNELS(Which, T, Op, X, Cap)        \

@@ -102,12 +102,17 @@ struct Mechanism<TemporalBlocking, Kokkos::Cuda> {
   template <class T, class Op, PolicyKinds Kinds>
   static void plan(Plan& p, TemporalBlocking const& policy) {
     if constexpr (Op::rank == 3) {
+      STENCIL_EXPECT(policy.tiles != Tiles2D::warp_registers,
+                     "TemporalBlocking: Tiles2D::warp_registers on a rank-3 "
+                     "grid: warp tiles are rank 2 only (rank 3 streams 32x32 "
+                     "tiles through shared memory); use Tiles2D::automatic "
+                     "or shared_memory");
       native_cuda::device_tiling::plan_sm_tiling<
           T, Op, native_cuda::sm_tiling_depths<Kinds>>(p, policy.depth,
                                                        policy.prefetch);
     } else {
-      native_cuda::temporal_blocking::plan<T, Op>(p, policy.depth,
-                                                  policy.prefetch);
+      native_cuda::temporal_blocking::plan<T, Op>(
+          p, policy.depth, policy.prefetch, policy.tiles);
     }
   }
   template <PolicyKinds Kinds, class T, int Rank, class MemorySpace, class Op>
@@ -131,6 +136,10 @@ struct Mechanism<TemporalBlocking, Kokkos::Cuda> {
   static void plan_fields(Plan& p, TemporalBlocking const& policy) {
     native_cuda::fields::expect_plain_loads("TemporalBlocking",
                                             policy.prefetch);
+    STENCIL_EXPECT(policy.tiles != Tiles2D::warp_registers,
+                   "TemporalBlocking: Tiles2D::warp_registers with several "
+                   "fields: their kernels keep each level's rows in shared "
+                   "memory only; use Tiles2D::automatic or shared_memory");
     native_cuda::fields::plan<T, Op>(
         p, "TemporalBlocking", PolicyKind::temporal_blocking, policy.depth);
   }
@@ -174,8 +183,10 @@ struct Mechanism<TemporalBlocking, Kokkos::Cuda> {
     if constexpr (Op::rank == 1) {
       depths = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
     } else if constexpr (Op::rank == 2) {
+      // The depths of the tiles the plan takes (Tiles2D::automatic).
+      namespace tb = native_cuda::temporal_blocking;
       int const compiled =
-          native_cuda::temporal_blocking::Kernel<T, Op>::compiled_depth();
+          tb::Kernel<T, Op, tb::prefers_warp_tiles_2d<T, Op>>::compiled_depth();
       for (int d = 1; d <= compiled; ++d) depths.push_back(d);
     } else {
       for (int d = 1; d <= auto_sm_tiling_depths; ++d) depths.push_back(d);

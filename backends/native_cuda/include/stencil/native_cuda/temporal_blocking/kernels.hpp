@@ -101,6 +101,33 @@ constexpr bool pairs_2d_at(int depth) {
   return depth <= deepest_pair_depth_2d<T, Op>();
 }
 
+/// Adjacent columns a lane owns in the warp-tiled kernel (warp_tiles.hpp:
+/// the tile in registers, horizontal neighbours by warp shuffles, no shared
+/// memory): 128 columns per warp in float, 64 in double (an 8-byte value
+/// takes two shuffles and twice the registers), and at least the radius, so
+/// that a cell's taps across a lane edge come from the next lane only.
+template <class T, class Op>
+constexpr int warp_tile_columns_2d() {
+  int const columns = sizeof(T) <= 4 ? 4 : 2;
+  return columns < Op::radius ? Op::radius : columns;
+}
+
+/// Whether TemporalBlocking's plan runs stencil `Op` on `T` in warp tiles
+/// where the policy leaves the choice to it (Tiles2D::automatic): where
+/// they were measured faster than the shared-memory kernel, every 2D suite
+/// row in one run on an H200
+/// (docs/decisions/temporal-blocking-2d-warp-tiles.md). Only a float radius-1
+/// box without a division won: a box reads three rows from the ring per cell,
+/// so the ring's loads cost it most, and it needs the fewest registers per
+/// level of the boxes. Stars read one row across lanes and lost by 1-15%; a
+/// division makes the warp tiles' recomputed halo dearer; radius 2 and double
+/// take too many registers per level for more than two or three warps per
+/// scheduler.
+template <class T, class Op>
+inline constexpr bool prefers_warp_tiles_2d =
+    Op::rank == 2 && sizeof(T) == 4 && Op::radius == 1 &&
+    Op::shape == Shape::box&& stencil::detail::divisions_of<Op>() == 0;
+
 /// Window registers (the per-level register windows, the bulk of a
 /// pipeline's registers) that a `threads`-wide block of stencil `Op` on `T`
 /// may take without spilling: the register file allows 128 per thread at
@@ -204,10 +231,21 @@ constexpr std::size_t shared_bytes_2d() {
 }
 
 /// The deepest 2D blocking compiled: what fits in the largest shared memory
-/// a block can have today (227 KiB on Hopper), at most 12. Each depth is its
-/// own kernel so that the level loops unroll.
-template <class T, class Op>
+/// a block can have today (227 KiB on Hopper), at most 12. Warp tiles use
+/// none: registers bound their depth, each level holding 2r + 1 rows of a
+/// lane's columns, and depths whose windows alone take more than 192 of a
+/// thread's 255 registers are not compiled (the plan also refuses any
+/// depth whose kernel spills). Each depth is its own kernel so that the
+/// level loops unroll.
+template <class T, class Op, bool WarpTiles = false>
 inline constexpr int max_compiled_depth_2d = [] {
+  if (WarpTiles) {
+    int const words = static_cast<int>((sizeof(T) + 3) / 4);
+    int const per_level =
+        (2 * Op::radius + 1) * warp_tile_columns_2d<T, Op>() * words;
+    int const fit = 192 / per_level;
+    return fit < max_depth_compiled ? fit : max_depth_compiled;
+  }
   using P = Pipeline2D<Op, threads_2d<T, Op, 12>, rows_2d<T, Op, 12>,
                        columns_2d<T, Op, 12>>;
   int const fit = static_cast<int>(
@@ -337,7 +375,8 @@ struct Params2D {
   int stride;       // padded row length
   int valid_width;  // output columns per strip
   int strips;
-  int rows_per_block;  // of the strips' rows laid end to end
+  int rows_per_block;  // of the strips' rows laid end to end, per block
+                       // (warp tiles: per warp)
   int prefetch;        // 0: plain loads into registers; s: cp.async s ahead
 };
 
@@ -367,6 +406,61 @@ constexpr std::size_t staging_bytes_2d(int prefetch, int width, int rows) {
 /// low-occupancy design lives on.
 enum class StepMode { compute, copy, guarded };
 
+/// What a thread's `Columns` adjacent columns are, from column `tile_column`
+/// of a `depth`-deep tile of `strip` on: interior (computed; the others are
+/// boundary columns that keep their values), loadable (inside the
+/// allocation) and written (the strip's valid columns inside the grid).
+template <int Columns>
+struct ColumnFlags {
+  bool interior[Columns], loadable[Columns], output[Columns];
+  bool all_interior = true, any_interior = false;
+
+  template <class T, class Op>
+  __device__ __forceinline__ ColumnFlags(Params2D<T, Op> const& p, int depth,
+                                         int strip, int tile_column) {
+    int const skirt = depth * Op::radius;  // recomputed columns on each side
+    int const x0 = strip * p.valid_width - skirt + tile_column;
+#pragma unroll
+    for (int h = 0; h < Columns; ++h) {
+      int const x = x0 + h, c = tile_column + h;
+      interior[h] = x >= 0 && x < p.nx;
+      loadable[h] = x >= -p.halo && x < p.nx + p.halo;
+      output[h] = c >= skirt && c < skirt + p.valid_width && x < p.nx;
+      all_interior = all_interior && interior[h];
+      any_interior = any_interior || interior[h];
+    }
+  }
+};
+
+/// The first row a segment starting at output row `y_begin` streams through
+/// level 0: depth * radius rows of overlap before it, or the boundary rows
+/// at the grid's edge.
+__device__ __forceinline__ int first_streamed_row(int y_begin, int depth,
+                                                  int radius) {
+  return max(y_begin - depth * radius, -radius);
+}
+
+/// Calls `stream(strip, y_begin, y_end)` for each segment of share `share`:
+/// `p.rows_per_block` rows of the strips' rows laid end to end, so a share
+/// may end in one strip and continue in the next and every share has the
+/// same work.
+template <class T, class Op, class Stream>
+__device__ __forceinline__ void for_each_segment(Params2D<T, Op> const& p,
+                                                 long share, Stream&& stream) {
+  long const total = static_cast<long>(p.strips) * p.ny;
+  long const begin = share * p.rows_per_block;
+  long const end =
+      begin + p.rows_per_block < total ? begin + p.rows_per_block : total;
+  for (long g = begin; g < end;) {
+    int const strip = static_cast<int>(g / p.ny);
+    int const y_begin = static_cast<int>(g - static_cast<long>(strip) * p.ny);
+    int const y_end =
+        static_cast<int>(end - g < p.ny - y_begin ? y_begin + (end - g) : p.ny);
+    stream(strip, y_begin, y_end);
+    g += y_end - y_begin;
+  }
+}
+
 /// One segment: output rows [y_begin, y_end) of `strip`. `Staged`: the
 /// input comes through the staging ring (prefetch > 0); a kernel of its
 /// own, since a run-time choice between the two cost the plain-load kernel
@@ -384,21 +478,13 @@ __device__ __forceinline__ void stream_segment(Params2D<T, Op> const& p,
   constexpr bool sums = sums_rows_2d<T, Op, Columns>;
   int const col = static_cast<int>(threadIdx.x) * C;  // first of the thread's
   int const x_base = strip * p.valid_width - Depth * r;
-  bool x_interior[C], x_loadable[C], x_output[C];
-  bool all_interior = true, any_interior = false;
-#pragma unroll
-  for (int h = 0; h < C; ++h) {
-    int const x = x_base + col + h;
-    x_interior[h] = x >= 0 && x < p.nx;
-    x_loadable[h] = x >= -p.halo && x < p.nx + p.halo;
-    x_output[h] =
-        col + h >= Depth * r && col + h < Depth * r + p.valid_width && x < p.nx;
-    all_interior = all_interior && x_interior[h];
-    any_interior = any_interior || x_interior[h];
-  }
-  // Rows streamed through level 0: the segment plus depth*r rows of overlap
-  // (or the boundary rows at the grid's edges).
-  int const first = max(y_begin - Depth * r, -r);
+  ColumnFlags<C> const flags(p, Depth, strip, col);
+  auto const& x_interior = flags.interior;
+  auto const& x_loadable = flags.loadable;
+  auto const& x_output = flags.output;
+  bool const all_interior = flags.all_interior;
+  bool const any_interior = flags.any_interior;
+  int const first = first_streamed_row(y_begin, Depth, r);
   int const last = min(y_end + Depth * r, p.ny + r);
   // Level t computes rows first + 4k - t*lag + [0, 4) in iteration k.
   int const needed = (y_end - first + Depth * L + R - 1) / R;
@@ -659,19 +745,10 @@ __global__ void __launch_bounds__(Threads, 1)
   T* const staged =
       queue + Depth * P::ring * P::row_length + threadIdx.x * Columns;
 
-  long const total = static_cast<long>(p.strips) * p.ny;
-  long const begin = static_cast<long>(blockIdx.x) * p.rows_per_block;
-  long const end =
-      begin + p.rows_per_block < total ? begin + p.rows_per_block : total;
-  for (long g = begin; g < end;) {
-    int const strip = static_cast<int>(g / p.ny);
-    int const y_begin = static_cast<int>(g - static_cast<long>(strip) * p.ny);
-    int const y_end =
-        static_cast<int>(end - g < p.ny - y_begin ? y_begin + (end - g) : p.ny);
+  for_each_segment(p, blockIdx.x, [&](int strip, int y_begin, int y_end) {
     stream_segment<T, Op, Depth, Staged, Threads, Rows, Columns>(
         p, column, staged, strip, y_begin, y_end);
-    g += y_end - y_begin;
-  }
+  });
 }
 
 template <class T, class Op>

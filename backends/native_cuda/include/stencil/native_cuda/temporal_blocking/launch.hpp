@@ -6,6 +6,7 @@
 #include <stencil/native_cuda/common/cuda_check.hpp>
 #include <stencil/native_cuda/common/device.hpp>
 #include <stencil/native_cuda/temporal_blocking/kernels.hpp>
+#include <stencil/native_cuda/temporal_blocking/warp_tiles.hpp>
 
 #include <stencil/detail/time_loop.hpp>
 #include <stencil/error.hpp>
@@ -30,9 +31,20 @@ inline constexpr int max_depth_1d = 64;
 /// (docs/decisions/temporal-blocking-2d-depth.md).
 inline constexpr int max_divided_star_depth = 10;
 
-template <class T, class Op>
+/// The depth the plan takes for the warp-tiled kernel where it chooses:
+/// deeper blocking moves fewer bytes, but each level's registers leave
+/// fewer warps to hide the loads' latency, and each costs the narrow tile
+/// 2r columns (docs/decisions/temporal-blocking-2d-warp-tiles.md).
+inline constexpr int warp_tile_default_depth = 8;
+
+/// The kernels of stencil `Op` on `T`; rank 2 in shared-memory rings
+/// (kernels.hpp) or, with `WarpTiles`, in warp tiles (warp_tiles.hpp).
+template <class T, class Op, bool WarpTiles = false>
 struct Kernel {
+  using Operator = Op;
   static constexpr int rank = Op::rank;
+  static constexpr bool warp_tiles = rank == 2 && WarpTiles;
+  static_assert(rank == 2 || !WarpTiles, "warp tiles are rank 2 only");
   using Function =
       void (*)(std::conditional_t<rank == 1, Params1D<T, Op>, Params2D<T, Op>>);
 
@@ -44,11 +56,16 @@ struct Kernel {
   static Function function(int depth, int prefetch);
   template <int Depth>
   static Function function_2d(int depth, bool staged) {
-    if constexpr (Depth < max_compiled_depth_2d<T, Op>) {
+    if constexpr (Depth < max_compiled_depth_2d<T, Op, WarpTiles>) {
       if (depth > Depth) return function_2d<Depth + 1>(depth, staged);
     }
-    return staged ? &temporal_blocking_2d<T, Op, Depth, true>
-                  : &temporal_blocking_2d<T, Op, Depth, false>;
+    if constexpr (warp_tiles) {
+      (void)staged;
+      return &temporal_blocking_2d_warp_tiles<T, Op, Depth>;
+    } else {
+      return staged ? &temporal_blocking_2d<T, Op, Depth, true>
+                    : &temporal_blocking_2d<T, Op, Depth, false>;
+    }
   }
 
   /// Rings (rank 2) or tile buffers (rank 1), plus the staging ring of
@@ -57,6 +74,10 @@ struct Kernel {
   static std::size_t shared_bytes(int depth, int prefetch) {
     if constexpr (rank == 1) {
       return shared_bytes_1d<T, Op::radius>();
+    } else if constexpr (warp_tiles) {
+      (void)depth;
+      (void)prefetch;
+      return 0;
     } else {
       return dispatch_2d<1>(depth, [&](auto d) {
         constexpr int Depth = decltype(d)::value;
@@ -68,13 +89,15 @@ struct Kernel {
       });
     }
   }
-  /// The most prefetch stages the kernels take: none for rank 1.
-  static constexpr int max_prefetch = rank == 1 ? 0 : max_prefetch_stages;
+  /// The most prefetch stages the kernels take: none for rank 1, nor for
+  /// warp tiles (their input rows come 2r iterations ahead, in registers).
+  static constexpr int max_prefetch =
+      rank == 1 || warp_tiles ? 0 : max_prefetch_stages;
   static int compiled_depth() {
     if constexpr (rank == 1) {
       return max_depth_1d;
     } else {
-      return max_compiled_depth_2d<T, Op>;
+      return max_compiled_depth_2d<T, Op, WarpTiles>;
     }
   }
   /// How a block of the kernel for `depth` is laid out: its threads, the
@@ -89,6 +112,10 @@ struct Kernel {
     if constexpr (rank == 1) {
       (void)depth;
       return {threads_per_block, 1, 1, false};
+    } else if constexpr (warp_tiles) {
+      (void)depth;
+      return {32 * warp_tiles_per_block, 1, warp_tile_columns_2d<T, Op>(),
+              false};
     } else {
       return dispatch_2d<1>(depth, [](auto d) {
         constexpr int Depth = decltype(d)::value;
@@ -99,10 +126,14 @@ struct Kernel {
     }
   }
   static int threads(int depth) { return thread_shape(depth).threads; }
-  /// Cells (rank 1) or columns (rank 2) a block computes, halo included.
+  /// Cells (rank 1) or columns (rank 2) a tile computes, halo included: a
+  /// block's, or with warp tiles a warp's.
   static int block_width(int depth) {
     if constexpr (rank == 1) {
       return tile_cells_1d;
+    } else if constexpr (warp_tiles) {
+      (void)depth;
+      return 32 * warp_tile_columns_2d<T, Op>();
     } else {
       ThreadShape const shape = thread_shape(depth);
       return shape.threads * shape.columns;
@@ -111,7 +142,7 @@ struct Kernel {
   /// f(std::integral_constant<int, depth>) for a run-time depth.
   template <int Depth, class F>
   static auto dispatch_2d(int depth, F&& f) {
-    if constexpr (Depth < max_compiled_depth_2d<T, Op>) {
+    if constexpr (Depth < max_compiled_depth_2d<T, Op, WarpTiles>) {
       if (depth > Depth) return dispatch_2d<Depth + 1>(depth, f);
     }
     return f(std::integral_constant<int, Depth>{});
@@ -127,21 +158,24 @@ struct Kernel {
                  ? std::min(by_halo, max_depth_1d)
                  : 0;
     } else {
-      for (int depth = max_compiled_depth_2d<T, Op>; depth >= 1; --depth) {
+      for (int depth = max_compiled_depth_2d<T, Op, WarpTiles>; depth >= 1;
+           --depth) {
         if (fits(depth, prefetch, device)) return depth;
       }
       return 0;
     }
   }
   /// Whether `depth` runs on `device`: its shared memory fits, at least
-  /// half of the block's columns are valid, and its kernel does not spill
+  /// half of the tile's columns are valid, the kernel takes `prefetch`
+  /// stages, and it does not spill
   /// registers to local memory (registers grow with the depth: a window per
   /// level).
   static bool fits(int depth, int prefetch, DeviceLimits const& device) {
     if constexpr (rank == 1) {
       return depth >= 1 && depth <= max_depth(device, 0);
     } else {
-      return depth >= 1 && depth <= max_compiled_depth_2d<T, Op> &&
+      return depth >= 1 && depth <= max_compiled_depth_2d<T, Op, WarpTiles> &&
+             prefetch <= max_prefetch &&
              4 * depth * Op::radius <= block_width(depth) &&
              !spills(depth, prefetch) &&
              shared_memory_fits(function(depth, prefetch),
@@ -162,7 +196,9 @@ struct Kernel {
   /// - where threads can own column pairs (double radius-2 boxes, see
   ///   deepest_pair_depth_2d), the deepest pair depth;
   /// - other stencils the deepest on a block of at least 384 columns (their
-  ///   halo grows faster with the depth), else the deepest.
+  ///   halo grows faster with the depth), else the deepest;
+  /// - warp tiles warp_tile_default_depth, or the deepest below it that
+  ///   fits.
   /// Rank 1: 12 (EBISU used 4 to 12). Measured per suite stencil
   /// (docs/decisions/temporal-blocking-2d-depth.md).
   /// `prefetch` -1: where the plan chooses the prefetch as well, among the
@@ -170,11 +206,15 @@ struct Kernel {
   static int default_depth(DeviceLimits const& device, int prefetch) {
     if constexpr (rank == 1) {
       return std::min(12, max_depth(device, 0));
+    } else if constexpr (warp_tiles) {
+      return std::min(warp_tile_default_depth,
+                      max_depth(device, std::max(0, prefetch)));
     } else {
       bool const radius1_star = Op::shape == Shape::star && Op::radius == 1;
       bool const divides = stencil::detail::divisions_of<Op>() > 0;
       int deepest = 0, deepest_wide = 0, deepest_pair = 0;
-      for (int depth = 1; depth <= max_compiled_depth_2d<T, Op>; ++depth) {
+      for (int depth = 1; depth <= max_compiled_depth_2d<T, Op, WarpTiles>;
+           ++depth) {
         if (prefetch < 0 ? least_fitting_prefetch(depth, device) < 0
                          : !fits(depth, prefetch, device)) {
           continue;
@@ -212,8 +252,8 @@ struct Kernel {
   }
 };
 
-template <class T, class Op>
-auto Kernel<T, Op>::function(int depth, int prefetch) -> Function {
+template <class T, class Op, bool WarpTiles>
+auto Kernel<T, Op, WarpTiles>::function(int depth, int prefetch) -> Function {
   if constexpr (rank == 1) {
     (void)depth;
     (void)prefetch;
@@ -227,15 +267,17 @@ struct Geometry {
   int valid_width;
   int strips;
   int blocks;
-  int rows_per_block;  // rank 2: of the strips' rows laid end to end
+  int rows_per_block;  // rank 2: of the strips' rows laid end to end, per
+                       // tile (a block, or a warp with warp tiles)
   std::size_t shared_bytes;
   int blocks_per_sm = 0;  // resident at once
 };
 
-template <class T, class Op>
+template <class K, class Op = typename K::Operator>
 Geometry geometry(int depth, int prefetch, int nx, int ny,
                   int resident_blocks) {
-  using K = Kernel<T, Op>;
+  // Tiles a block streams side by side: its warps with warp tiles.
+  constexpr int tiles_per_block = K::warp_tiles ? warp_tiles_per_block : 1;
   Geometry g{};
   g.valid_width = K::block_width(depth) - 2 * depth * Op::radius;
   g.strips = (nx + g.valid_width - 1) / g.valid_width;
@@ -244,65 +286,75 @@ Geometry geometry(int depth, int prefetch, int nx, int ny,
     g.blocks = g.strips;
     g.rows_per_block = 1;
   } else {
-    // Equal shares of all strips' rows, one per resident block: no SM idles
+    // Equal shares of all strips' rows, one per resident tile: no SM idles
     // at the end, whatever the extents. A share that crosses into the next
     // strip restarts the pipeline there (depth*(lag + 2r) rows of extra
-    // work), which is why there are no more shares than resident blocks.
+    // work), which is why there are no more shares than resident tiles.
     long const total = static_cast<long>(g.strips) * ny;
-    long const blocks = std::min<long>(total, std::max(1, resident_blocks));
-    g.rows_per_block = static_cast<int>((total + blocks - 1) / blocks);
+    long const tiles =
+        std::min<long>(total, static_cast<long>(std::max(1, resident_blocks)) *
+                                  tiles_per_block);
+    g.rows_per_block = static_cast<int>((total + tiles - 1) / tiles);
+    long const shares = (total + g.rows_per_block - 1) / g.rows_per_block;
     g.blocks =
-        static_cast<int>((total + g.rows_per_block - 1) / g.rows_per_block);
+        static_cast<int>((shares + tiles_per_block - 1) / tiles_per_block);
   }
   return g;
 }
 
 /// Blocks of the kernel for `depth` and `prefetch` that fit on one
 /// multiprocessor at once.
-template <class T, class Op>
+template <class K>
 int blocks_per_sm(int depth, int prefetch, std::size_t shared_bytes) {
-  return resident_blocks_per_sm(Kernel<T, Op>::function(depth, prefetch),
-                                Kernel<T, Op>::threads(depth), shared_bytes);
+  return resident_blocks_per_sm(K::function(depth, prefetch), K::threads(depth),
+                                shared_bytes);
 }
 
 /// Opts the kernel for `depth` and `prefetch` into the shared memory it
 /// needs (above the default 48 KiB); cheap, so done before every launch.
-template <class T, class Op>
+template <class K>
 void prepare_kernel(int depth, int prefetch, std::size_t shared_bytes) {
-  allow_dynamic_shared(Kernel<T, Op>::function(depth, prefetch), shared_bytes);
+  allow_dynamic_shared(K::function(depth, prefetch), shared_bytes);
 }
 
 /// Prepares the kernel for `depth` and returns its launch geometry on a
 /// device with `multiprocessors` SMs.
-template <class T, class Op>
+template <class K>
 Geometry ready_geometry(int depth, int prefetch, int nx, int ny,
                         int multiprocessors) {
-  std::size_t const shared_bytes = Kernel<T, Op>::shared_bytes(depth, prefetch);
-  prepare_kernel<T, Op>(depth, prefetch, shared_bytes);
-  int const per_sm = blocks_per_sm<T, Op>(depth, prefetch, shared_bytes);
-  Geometry g = geometry<T, Op>(depth, prefetch, nx, ny,
-                               std::max(1, per_sm) * multiprocessors);
+  std::size_t const shared_bytes = K::shared_bytes(depth, prefetch);
+  prepare_kernel<K>(depth, prefetch, shared_bytes);
+  int const per_sm = blocks_per_sm<K>(depth, prefetch, shared_bytes);
+  Geometry g = geometry<K>(depth, prefetch, nx, ny,
+                           std::max(1, per_sm) * multiprocessors);
   g.blocks_per_sm = per_sm;
   return g;
 }
 
-/// Resolves a TemporalBlocking policy into `p` (can_run: refuses what the
-/// device or the kernel cannot do, before anything runs). A requested
-/// depth of 0 or prefetch of -1 is the plan's choice.
-template <class T, class Op>
-void plan(Plan& p, int requested_depth, int requested_prefetch) {
-  static_assert(Op::rank <= 2,
-                "temporal_blocking::plan is for rank 1 and 2; rank 3 runs the "
-                "device-tiling kernel on isolated tiles (plan_sm_tiling)");
-  using K = Kernel<T, Op>;
+/// Resolves a TemporalBlocking policy into `p` with the kernels `K` (can_run:
+/// refuses what the device or the kernel cannot do, before anything runs).
+/// A requested depth of 0 or prefetch of -1 is the plan's choice.
+template <class T, class Op, class K>
+void plan_with(Plan& p, int requested_depth, int requested_prefetch,
+               bool tiles_chosen) {
   DeviceLimits const device = current_device_limits();
   expect_native_policy_applies(device, "TemporalBlocking", p.sides, p.rank,
                                requested_depth);
   STENCIL_EXPECT(
       K::max_prefetch > 0 || requested_prefetch <= 0,
       "TemporalBlocking: prefetch ", requested_prefetch,
-      " on a rank-1 grid: its kernel loads each tile once per launch, so "
-      "there is nothing to prefetch; use prefetch 0 or -1");
+      Op::rank == 1
+          ? " on a rank-1 grid: its kernel loads each tile once per launch, "
+            "so there is nothing to prefetch"
+      : tiles_chosen
+          ? " with this stencil and value type, which the plan runs in warp "
+            "tiles (Tiles2D::automatic): they load their input rows into "
+            "registers 2 x radius iterations ahead and have no cp.async "
+            "stages; ask for Tiles2D::shared_memory to prefetch"
+          : " with Tiles2D::warp_registers: warp tiles load their input rows "
+            "into registers 2 x radius iterations ahead and have no cp.async "
+            "stages",
+      "; use prefetch 0 or -1");
   expect_prefetch_runs(device, "TemporalBlocking", requested_prefetch,
                        K::max_prefetch);
   int depth = requested_depth;
@@ -359,8 +411,8 @@ void plan(Plan& p, int requested_depth, int requested_prefetch) {
       " (all that fit: ", fitting_depths(K::compiled_depth(), fits_as_planned),
       ")");
 
-  Geometry const g = ready_geometry<T, Op>(
-      depth, prefetch, p.extents[2], p.extents[1], device.multiprocessors);
+  Geometry const g = ready_geometry<K>(depth, prefetch, p.extents[2],
+                                       p.extents[1], device.multiprocessors);
   cudaFuncAttributes attributes{};
   STENCIL_CUDA_CHECK(
       cudaFuncGetAttributes(&attributes, K::function(depth, prefetch)));
@@ -375,6 +427,7 @@ void plan(Plan& p, int requested_depth, int requested_prefetch) {
   p.native_cuda.rows_per_thread = shape.rows;
   p.native_cuda.columns_per_thread = shape.columns;
   p.native_cuda.plane_sums = shape.sums_rows;
+  p.native_cuda.warp_tiles = K::warp_tiles;
   p.scratch_bytes = g.shared_bytes;
   p.registers = attributes.numRegs;
   p.local_memory_bytes = static_cast<int>(attributes.localSizeBytes);
@@ -383,25 +436,54 @@ void plan(Plan& p, int requested_depth, int requested_prefetch) {
   p.device = device.name;
 }
 
-/// Advances `grid` by `steps` through the time loop: blocks of `p.depth`
-/// steps, one launch each, the remainder last. Asynchronous on the space's
-/// stream.
-template <class T, int Rank, class MemorySpace, class Op>
-void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
-         Op const& op, int steps, Plan const& p,
-         stencil::detail::LoopHooks const& hooks = {}) {
+/// Resolves a TemporalBlocking policy into `p`: rank 1, or rank 2 in the
+/// tiles `tiles` asks for (automatic: prefers_warp_tiles_2d).
+template <class T, class Op>
+void plan(Plan& p, int requested_depth, int requested_prefetch,
+          Tiles2D tiles = Tiles2D::automatic) {
+  static_assert(Op::rank <= 2,
+                "temporal_blocking::plan is for rank 1 and 2; rank 3 runs the "
+                "device-tiling kernel on isolated tiles (plan_sm_tiling)");
+  if constexpr (Op::rank == 1) {
+    STENCIL_EXPECT(tiles != Tiles2D::warp_registers,
+                   "TemporalBlocking: Tiles2D::warp_registers on a rank-1 "
+                   "grid: warp tiles are rank 2 only; use Tiles2D::automatic "
+                   "or shared_memory");
+    plan_with<T, Op, Kernel<T, Op>>(p, requested_depth, requested_prefetch,
+                                    false);
+  } else {
+    bool const chosen = tiles == Tiles2D::automatic;
+    bool const warps = chosen ? prefers_warp_tiles_2d<T, Op>
+                              : tiles == Tiles2D::warp_registers;
+    if (warps) {
+      plan_with<T, Op, Kernel<T, Op, true>>(p, requested_depth,
+                                            requested_prefetch, chosen);
+    } else {
+      plan_with<T, Op, Kernel<T, Op, false>>(p, requested_depth,
+                                             requested_prefetch, chosen);
+    }
+  }
+}
+
+/// Advances `grid` by `steps` with the kernels `K` through the time loop:
+/// blocks of `p.depth` steps, one launch each, the remainder last.
+/// Asynchronous on the space's stream.
+template <class K, class T, int Rank, class MemorySpace, class Op>
+void run_with(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
+              Op const& op, int steps, Plan const& p,
+              stencil::detail::LoopHooks const& hooks) {
   int const multiprocessors = space.cuda_device_prop().multiProcessorCount;
   int const nx = grid.extent(Rank - 1);
   int const ny = Rank == 2 ? grid.extent(0) : 1;
   // Every block but a shorter one has the plan's depth: its kernel is
   // prepared and its geometry computed once.
   Geometry const full =
-      ready_geometry<T, Op>(p.depth, p.prefetch, nx, ny, multiprocessors);
+      ready_geometry<K>(p.depth, p.prefetch, nx, ny, multiprocessors);
   auto const run_block = [&](int depth) {
     Geometry const g =
         depth == p.depth
             ? full
-            : ready_geometry<T, Op>(depth, p.prefetch, nx, ny, multiprocessors);
+            : ready_geometry<K>(depth, p.prefetch, nx, ny, multiprocessors);
     T const* const in = grid.current().data();
     T* const out = grid.next().data();
     if constexpr (Rank == 1) {
@@ -410,9 +492,9 @@ void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
       // Through function(), as every launch: naming the kernel here would
       // compile a second copy of it in this translation unit, not the one
       // whose attributes prepare_kernel set.
-      Kernel<T, Op>::function(
-          depth, p.prefetch)<<<g.strips, threads_per_block, g.shared_bytes,
-                               space.cuda_stream()>>>(params);
+      K::function(depth,
+                  p.prefetch)<<<g.strips, threads_per_block, g.shared_bytes,
+                                space.cuda_stream()>>>(params);
     } else {
       Params2D<T, Op> const params{in,
                                    out,
@@ -425,9 +507,9 @@ void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
                                    g.strips,
                                    g.rows_per_block,
                                    p.prefetch};
-      Kernel<T, Op>::function(
-          depth, p.prefetch)<<<g.blocks, Kernel<T, Op>::threads(depth),
-                               g.shared_bytes, space.cuda_stream()>>>(params);
+      K::function(depth,
+                  p.prefetch)<<<g.blocks, K::threads(depth), g.shared_bytes,
+                                space.cuda_stream()>>>(params);
     }
     STENCIL_CUDA_CHECK(cudaGetLastError());
     grid.swap();
@@ -435,6 +517,20 @@ void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
   stencil::detail::time_loop(
       space, grid, stencil::detail::step_blocks(steps, p.depth, hooks),
       run_block, hooks);
+}
+
+/// Advances `grid` by `steps` as plan `p` says (warp tiles or not).
+template <class T, int Rank, class MemorySpace, class Op>
+void run(Kokkos::Cuda const& space, Grid<T, Rank, MemorySpace>& grid,
+         Op const& op, int steps, Plan const& p,
+         stencil::detail::LoopHooks const& hooks = {}) {
+  if constexpr (Rank == 2) {
+    if (p.native_cuda.warp_tiles) {
+      run_with<Kernel<T, Op, true>>(space, grid, op, steps, p, hooks);
+      return;
+    }
+  }
+  run_with<Kernel<T, Op>>(space, grid, op, steps, p, hooks);
 }
 
 }  // namespace stencil::native_cuda::temporal_blocking
