@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <string>
 #include <type_traits>
 
 namespace stencil::native_cuda::temporal_blocking {
@@ -392,22 +393,28 @@ void plan_with(Plan& p, int requested_depth, int requested_prefetch,
     }
     return largest;
   };
+  std::string const compiled = std::to_string(K::compiled_depth());
+  std::string const needs =
+      K::warp_tiles
+          ? " in warp tiles (a depth needs at least half of a warp's "
+            "columns valid, a compiled kernel (this build has depths up to " +
+                compiled +
+                ", those whose levels take at most 192 registers) and no "
+                "register spills; Tiles2D::shared_memory runs others)"
+          : " (a depth needs its shared memory, staging included, within "
+            "the " +
+                std::to_string(device.shared_per_block_optin) +
+                " bytes per block the device allows and accepted by CUDA "
+                "for its kernel, at least half of the block's columns "
+                "valid, a compiled kernel (this build has depths up to " +
+                compiled + ") and no register spills)";
   STENCIL_EXPECT_SUPPORTED(
       K::fits(depth, prefetch, device), "TemporalBlocking: depth ", depth,
       " at prefetch ", prefetch,
       planned_prefetch ? " or 1 (the plan's choices)" : "", " does not fit on ",
       device.name, " for radius ", Op::radius, " and ", sizeof(T),
-      "-byte values (a depth needs its shared memory, staging included, "
-      "within the ",
-      device.shared_per_block_optin,
-      " bytes per block the device allows and accepted by CUDA for its "
-      "kernel, "
-      "at least half of the block's columns valid, a compiled kernel (this "
-      "build has depths up to ",
-      K::compiled_depth(),
-      ") and no register "
-      "spills); the largest depth that fits at this prefetch is ",
-      largest_fitting(),
+      "-byte values", needs,
+      "; the largest depth that fits at this prefetch is ", largest_fitting(),
       " (all that fit: ", fitting_depths(K::compiled_depth(), fits_as_planned),
       ")");
 
