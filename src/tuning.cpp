@@ -15,6 +15,7 @@
 #include <mutex>
 #include <sstream>
 #include <system_error>
+#include <utility>
 
 namespace stencil::detail {
 
@@ -22,27 +23,48 @@ namespace {
 
 // Bumped when an entry's key or value changes meaning: older files are
 // then refused with a message to delete them, never misread.
-constexpr int tuning_format = 1;
+// 2: TemporalBlocking's tiles.
+constexpr int tuning_format = 2;
+
+constexpr std::array<std::pair<Tiles2D, char const*>, 3> tiles_names{{
+    {Tiles2D::automatic, "automatic"},
+    {Tiles2D::shared_memory, "shared"},
+    {Tiles2D::warp_registers, "warps"},
+}};
 
 std::string value_text(TunedChoice const& c) {
   std::ostringstream out;
   out << to_string(c.policy) << " depth " << c.depth << " prefetch "
       << c.prefetch << " tile " << c.tile.x << ' ' << c.tile.y << ' '
-      << c.tile.z << " measured " << std::setprecision(6) << c.gcells
-      << " GCells/s";
+      << c.tile.z << " tiles ";
+  for (auto const& [tiles, name] : tiles_names) {
+    if (tiles == c.tiles) out << name;
+  }
+  out << " measured " << std::setprecision(6) << c.gcells << " GCells/s";
   return out.str();
 }
 
 std::optional<TunedChoice> parse_value(std::string const& text) {
   std::istringstream in(text);
   TunedChoice c;
-  std::string name, depth, prefetch, tile, measured, unit, rest;
+  std::string name, depth, prefetch, tile, tiles, tiles_name, measured, unit,
+      rest;
   in >> name >> depth >> c.depth >> prefetch >> c.prefetch >> tile >>
-      c.tile.x >> c.tile.y >> c.tile.z >> measured >> c.gcells >> unit;
+      c.tile.x >> c.tile.y >> c.tile.z >> tiles >> tiles_name >> measured >>
+      c.gcells >> unit;
   if (!in || depth != "depth" || prefetch != "prefetch" || tile != "tile" ||
-      measured != "measured" || unit != "GCells/s" || (in >> rest)) {
+      tiles != "tiles" || measured != "measured" || unit != "GCells/s" ||
+      (in >> rest)) {
     return std::nullopt;
   }
+  bool tiles_known = false;
+  for (auto const& [kind, known_name] : tiles_names) {
+    if (tiles_name == known_name) {
+      c.tiles = kind;
+      tiles_known = true;
+    }
+  }
+  if (!tiles_known) return std::nullopt;
   bool known = false;
   for_each_policy([&](auto policy) {
     using Traits = policy_traits<decltype(policy)>;
@@ -90,8 +112,9 @@ Entries read_entries(std::filesystem::path const& file) {
     std::optional<TunedChoice> const choice = parse_value(value);
     STENCIL_EXPECT(choice.has_value(), "Auto's tuning cache ", file, " line ",
                    number, ": '", value,
-                   "' is not '<policy> depth D prefetch P tile X Y Z "
-                   "measured G GCells/s'; delete the file to tune again");
+                   "' is not '<policy> depth D prefetch P tile X Y Z tiles "
+                   "automatic|shared|warps measured G GCells/s'; delete the "
+                   "file to tune again");
     entries[key] = *choice;
   }
   return entries;

@@ -103,7 +103,13 @@ TYPED_TEST(Tuning, TimesCopiesLeavesTheGridAndCachesTheWinner) {
   EXPECT_EQ(stencil_test::read_back(g).data, init.data);
 
   std::string const cache = read_text(this->cache_file());
-  EXPECT_NE(cache.find("format = 1"), std::string::npos) << cache;
+  EXPECT_NE(cache.find("format = 2"), std::string::npos) << cache;
+  // The tiles a rank-2 TemporalBlocking winner ran, automatic otherwise.
+  EXPECT_NE(cache.find(" tiles "), std::string::npos) << cache;
+  if (tuned.policy != stencil::PolicyKind::temporal_blocking) {
+    EXPECT_NE(cache.find(" tiles automatic measured "), std::string::npos)
+        << cache;
+  }
   EXPECT_NE(cache.find(" | 123x157 | halo 1 | fixed | 8-byte values = " +
                        stencil::to_string(tuned.policy)),
             std::string::npos)
@@ -120,6 +126,7 @@ TYPED_TEST(Tuning, TimesCopiesLeavesTheGridAndCachesTheWinner) {
   EXPECT_EQ(again.prefetch, tuned.prefetch);
   EXPECT_EQ(again.tile.x, tuned.tile.x);
   EXPECT_EQ(again.tile.y, tuned.tile.y);
+  EXPECT_EQ(again.native_cuda.warp_tiles, tuned.native_cuda.warp_tiles);
 
   // A grid of another shape is tuned on its own and both stay cached.
   typename TestFixture::template Grid<2> other("other", {40, 33});
@@ -273,19 +280,25 @@ TYPED_TEST(Tuning, RefusesACacheItDidNotWrite) {
         {fragment, this->cache_file().string(), "delete"});
   };
   expect_refused("format = 7\n", "line 1: format 7 is not this library's");
-  expect_refused("# comment\nformat = 1\nnot an entry\n",
+  expect_refused("format = 1\n", "line 1: format 1 is not this library's");
+  expect_refused("# comment\nformat = 2\nnot an entry\n",
                  "line 3: 'not an entry' is not 'key = value'");
-  expect_refused("format = 1\nkey = Naive depth x\n",
+  expect_refused("format = 2\nkey = Naive depth x\n",
                  "line 2: 'Naive depth x' is not '<policy> depth D");
   expect_refused(
-      "format = 1\nkey = Fast depth 1 prefetch 0 tile 1 1 1 "
+      "format = 2\nkey = Fast depth 1 prefetch 0 tile 1 1 1 tiles automatic "
       "measured 2 GCells/s\n",
-      "line 2: 'Fast depth 1 prefetch 0 tile 1 1 1 measured 2 GCells/s' "
+      "line 2: 'Fast depth 1 prefetch 0 tile 1 1 1 tiles automatic measured 2 "
+      "GCells/s' "
       "is not '<policy> depth D");
   expect_refused(
       "key = Naive depth 1 prefetch 0 tile 1 1 1 measured 2 "
       "GCells/s\n",
-      "line 1: an entry before the 'format = 1' line");
+      "line 1: an entry before the 'format = 2' line");
+  expect_refused(
+      "format = 2\nkey = Naive depth 1 prefetch 0 tile 1 1 1 tiles rings "
+      "measured 2 GCells/s\n",
+      "tiles automatic|shared|warps measured");
 }
 
 TYPED_TEST(Tuning, AnUnwritableCacheStillTunesAndSaysSo) {

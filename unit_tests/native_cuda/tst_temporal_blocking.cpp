@@ -286,6 +286,15 @@ TEST(TemporalBlocking, RefusesWhatItCannotRun) {
                             at_depth(warps(), 2));
       },
       "warp tiles are rank 2 only");
+  // A warp-tile depth beyond those compiled (a double radius-2 level's
+  // window takes 20 registers) is refused with what warp tiles need.
+  stencil::Grid<double, 2, Kokkos::CudaSpace> wide("w", {64, 64}, {.halo = 2});
+  stencil_test::expect_refused_with(
+      [&] {
+        (void)stencil::plan(Kokkos::Cuda{}, wide, stencil::suite::J2d25pt{},
+                            at_depth(warps(), 12));
+      },
+      "in warp tiles (a depth needs at least half of a warp's columns");
   // The deepest depth without prefetch leaves no room for 4 stages of
   // staging: refused, naming the deepest that does fit with them.
   int const deepest_staged = max_depth<double, J2d5pt>(shared(4));

@@ -63,6 +63,7 @@ Plan plan_for_choice(Plan const& described, TunedChoice const& choice) {
       if constexpr (policy_traits<Policy>::has_prefetch) {
         policy.prefetch = choice.prefetch;
       }
+      if constexpr (requires { policy.tiles; }) policy.tiles = choice.tiles;
       plan_with<ExecSpace, T, Op, kinds>(p, policy);
       planned = true;
     }
@@ -74,8 +75,18 @@ Plan plan_for_choice(Plan const& described, TunedChoice const& choice) {
   return p;
 }
 
+/// Rank-2 TemporalBlocking's tiles as plan `p` runs them; automatic for
+/// other plans.
+inline Tiles2D tiles_of(Plan const& p) {
+  if (p.policy != PolicyKind::temporal_blocking || p.rank != 2) {
+    return Tiles2D::automatic;
+  }
+  return p.native_cuda.warp_tiles ? Tiles2D::warp_registers
+                                  : Tiles2D::shared_memory;
+}
+
 inline TunedChoice choice_of(Plan const& p) {
-  return {p.policy, p.depth, p.prefetch, p.tile, 0.0};
+  return {p.policy, p.depth, p.prefetch, p.tile, 0.0, tiles_of(p)};
 }
 
 /// True where the policy of `kind` takes a depth and a prefetch: the
@@ -102,6 +113,7 @@ inline std::string candidate_label(Plan const& p) {
     out << " depth " << p.depth;
   }
   if (p.backend == Backend::native_cuda) out << " prefetch " << p.prefetch;
+  if (p.native_cuda.warp_tiles) out << " warp tiles";
   return out.str();
 }
 
@@ -275,10 +287,12 @@ void tune(ExecSpace const& space, Grid<T, Rank, MemorySpace> const& grid,
       !timed.empty(), "Auto{.tune = true}: no candidate plan runs this grid");
   Plan const leader =
       std::min_element(timed.begin(), timed.end(), by_rate)->plan;
-  // Rank 1's temporal kernel has nothing to prefetch.
-  if (has_depth_and_prefetch(leader.policy) && leader.rank >= 2) {
+  // Rank 1's temporal kernel and warp tiles have nothing to prefetch.
+  if (has_depth_and_prefetch(leader.policy) && leader.rank >= 2 &&
+      !leader.native_cuda.warp_tiles) {
     for (int prefetch = 0; prefetch <= 2; ++prefetch) {
-      try_choice({leader.policy, leader.depth, prefetch, Tile{}, 0.0});
+      try_choice({leader.policy, leader.depth, prefetch, Tile{}, 0.0,
+                  tiles_of(leader)});
     }
   }
   std::sort(timed.begin(), timed.end(), by_rate);

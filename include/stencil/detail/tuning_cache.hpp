@@ -18,6 +18,9 @@ struct TunedChoice {
   int prefetch = -1;  ///< the native policies
   Tile tile{};        ///< SpatialBlocking
   double gcells = 0;  ///< measured while tuning
+  /// Rank-2 TemporalBlocking: shared_memory or warp_registers as timed;
+  /// automatic for the other policies.
+  Tiles2D tiles = Tiles2D::automatic;
 };
 
 /// Whether Auto times its candidates: `policy.tune`, or STENCIL_AUTO_TUNE=1

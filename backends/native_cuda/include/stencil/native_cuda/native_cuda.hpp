@@ -170,31 +170,40 @@ struct Mechanism<TemporalBlocking, Kokkos::Cuda> {
                   "(docs/decisions/auto-2d-temporal-blocking.md); depth: "
                   "the plan's measured default for the stencil's shape, "
                   "radius, value type and divisions, capped by shared "
-                  "memory (Auto{.tune = true} times the depths)",
+                  "memory (Auto{.tune = true} times the depths, and in 2D "
+                  "both kernels)",
               .why_not = {}};
     }
   }
   /// Auto{.tune = true}: every depth Auto compiles (rank 1: a spread up to
-  /// 32, one kernel serves them all; rank 2: every compiled depth; rank 3:
-  /// SM tiling up to Auto's cap), at the plan's prefetch.
+  /// 32, one kernel serves them all; rank 2: every compiled depth of both
+  /// tiles, shared-memory rings and warp tiles; rank 3: SM tiling up to
+  /// Auto's cap), at the plan's prefetch.
   template <class T, class Op>
   static std::vector<TunedChoice> tuning_candidates() {
-    std::vector<int> depths;
-    if constexpr (Op::rank == 1) {
-      depths = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
-    } else if constexpr (Op::rank == 2) {
-      // The depths of the tiles the plan takes (Tiles2D::automatic).
-      namespace tb = native_cuda::temporal_blocking;
-      int const compiled =
-          tb::Kernel<T, Op, tb::prefers_warp_tiles_2d<T, Op>>::compiled_depth();
-      for (int d = 1; d <= compiled; ++d) depths.push_back(d);
-    } else {
-      for (int d = 1; d <= auto_sm_tiling_depths; ++d) depths.push_back(d);
-    }
     std::vector<TunedChoice> choices;
-    for (int depth : depths) {
+    auto const add = [&](int depth, Tiles2D tiles) {
       choices.push_back(
-          {PolicyKind::temporal_blocking, depth, -1, Tile{}, 0.0});
+          {PolicyKind::temporal_blocking, depth, -1, Tile{}, 0.0, tiles});
+    };
+    if constexpr (Op::rank == 1) {
+      for (int d : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32}) {
+        add(d, Tiles2D::automatic);
+      }
+    } else if constexpr (Op::rank == 2) {
+      // Both kernels at every depth compiled: which wins depends on the
+      // grid as well (docs/decisions/temporal-blocking-2d-warp-tiles.md).
+      namespace tb = native_cuda::temporal_blocking;
+      for (int d = 1; d <= tb::Kernel<T, Op>::compiled_depth(); ++d) {
+        add(d, Tiles2D::shared_memory);
+      }
+      for (int d = 1; d <= tb::Kernel<T, Op, true>::compiled_depth(); ++d) {
+        add(d, Tiles2D::warp_registers);
+      }
+    } else {
+      for (int d = 1; d <= auto_sm_tiling_depths; ++d) {
+        add(d, Tiles2D::automatic);
+      }
     }
     return choices;
   }
