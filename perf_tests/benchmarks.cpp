@@ -314,7 +314,7 @@ class TableReporter final : public benchmark::BenchmarkReporter {
            "tile x[xy[xz]] in cells (x first),\n"
            "dN depth, gN grid halo (steps between exchanges), pN prefetch "
            "stages,\n"
-           "Nthr threads per team or block.\n"
+           "Nthr threads per team or block, warps: 2D warp tiles.\n"
         << std::flush;
   }
 
@@ -568,6 +568,7 @@ std::string short_plan(stencil::Plan const& p) {
     s += " p" + std::to_string(p.prefetch);
   }
   if (p.team_size > 0) s += " " + std::to_string(p.team_size) + "thr";
+  if (p.native_cuda.warp_tiles) s += " warps";
   if (p.backend != p.space_backend) {
     s += " (" + stencil::to_string(p.backend) + " fallback)";
   }

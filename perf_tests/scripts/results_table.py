@@ -105,6 +105,8 @@ def short_plan(plan):
     if prefetch:
         words.append("prefetch " + prefetch.group(1) +
                      (" (bulk copies)" if prefetch.group(2) else ""))
+    if "warp tiles (in registers" in plan:
+        words.append("warp tiles")
     if "chosen by Auto" in plan:
         words.append("(Auto)")
     fallback = re.search(r"this space's backend is (\w+), which does not "
