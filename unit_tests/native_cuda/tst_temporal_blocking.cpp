@@ -3,7 +3,8 @@
 // suite stencil, float and double, sizes that are not multiples of the
 // block width or the partition height, every depth from 1 to the largest
 // that fits, and step counts that are and are not multiples of the depth;
-// rank 2 with prefetch 0 (plain loads), 1 and 2 (cp.async).
+// rank 2 in shared-memory rings with prefetch 0 (plain loads), 1 and 2
+// (cp.async), and in warp tiles.
 #include "../reference.hpp"
 #include "native_test.hpp"
 
