@@ -98,6 +98,16 @@ Entries read_entries(std::filesystem::path const& file) {
     std::string const key = trim_blanks(text.substr(0, eq));
     std::string const value = trim_blanks(text.substr(eq + 1));
     if (key == "format") {
+      // An earlier format is this library's own, from before an upgrade:
+      // its plans were timed among other candidates, so all are tuned
+      // again, and the next write replaces the file. A later or unknown
+      // one is refused, not overwritten.
+      int earlier = 0;
+      std::istringstream number_text(value);
+      if (number_text >> earlier && number_text.eof() && earlier >= 1 &&
+          earlier < tuning_format) {
+        return {};
+      }
       STENCIL_EXPECT(value == std::to_string(tuning_format),
                      "Auto's tuning cache ", file, " line ", number,
                      ": format ", value, " is not this library's (",
