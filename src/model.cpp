@@ -118,10 +118,11 @@ constexpr int division_fp_instructions = 3;
 // policies: the model bounds them by DRAM and L1 only, with no issue
 // ceiling.
 // Warp tiles: no ring addresses or barrier, but guards and the loads of
-// rows 2r iterations ahead. Fitted on the radius-1 float rows of one H200
-// run (docs/decisions/temporal-blocking-2d-warp-tiles.md), which it then
-// predicts within 15%; the radius-2 rows run 1.4-3x below the model, at
-// two warps per scheduler that the model does not see.
+// rows 2r iterations ahead. Fitted on the radius-1 float rows; the
+// radius-2 rows run well below the model, which does not see that their
+// registers leave two warps per scheduler
+// (docs/decisions/temporal-blocking-2d-warp-tiles.md,
+// docs/decisions/model-fitted-figures.md).
 constexpr double warp_tile_overhead = 14;
 
 double overhead_instructions(Stencil const& s, Config const& c) {

@@ -114,19 +114,18 @@ constexpr int warp_tile_columns_2d() {
 
 /// Whether TemporalBlocking's plan runs stencil `Op` on `T` in warp tiles
 /// where the policy leaves the choice to it (Tiles2D::automatic): where
-/// they were measured faster than the shared-memory kernel, every 2D suite
-/// row in one run on an H200
-/// (docs/decisions/temporal-blocking-2d-warp-tiles.md). Only a float radius-1
-/// box without a division won: a box reads three rows from the ring per cell,
-/// so the ring's loads cost it most, and it needs the fewest registers per
-/// level of the boxes. Stars read one row across lanes and lost by 1-15%; a
-/// division makes the warp tiles' recomputed halo dearer; radius 2 and double
-/// take too many registers per level for more than two or three warps per
-/// scheduler.
+/// they were measured faster than the shared-memory kernel
+/// (docs/decisions/temporal-blocking-2d-warp-tiles.md). A float radius-1
+/// box without a division: a box reads three rows of the ring per cell, so
+/// the ring's loads cost it most, and at radius 1 in float a level's window
+/// leaves room for three blocks per SM. A star reads one row across lanes,
+/// so it saves less than the narrow tile's halo costs; a division makes
+/// that halo dearer; radius 2 and double take too many registers per level
+/// to keep enough warps.
 template <class T, class Op>
 inline constexpr bool prefers_warp_tiles_2d =
-    Op::rank == 2 && sizeof(T) == 4 && Op::radius == 1 &&
-    Op::shape == Shape::box&& stencil::detail::divisions_of<Op>() == 0;
+    (Op::rank == 2) && (sizeof(T) == 4) && (Op::radius == 1) &&
+    (Op::shape == Shape::box) && (stencil::detail::divisions_of<Op>() == 0);
 
 /// Window registers (the per-level register windows, the bulk of a
 /// pipeline's registers) that a `threads`-wide block of stencil `Op` on `T`

@@ -103,15 +103,7 @@ __device__ __forceinline__ void stream_warp_tile(Params2D<T, Op> const& p,
   };
 
   // window[t]: the last S rows level t finished (level 0: the input).
-  T window[Depth][S][C];
-#pragma unroll
-  for (int t = 0; t < Depth; ++t) {
-#pragma unroll
-    for (int s = 0; s < S; ++s) {
-#pragma unroll
-      for (int h = 0; h < C; ++h) window[t][s][h] = T(0);
-    }
-  }
+  T window[Depth][S][C] = {};
   T ahead[S][C];  // input rows, S - 1 iterations ahead
 #pragma unroll
   for (int s = 0; s < S - 1; ++s) load_row(first + s, ahead[s]);
