@@ -85,11 +85,20 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
                               p.policy == PolicyKind::temporal_blocking &&
                               p.native_cuda.rows_per_thread > 0;
   if (streams_fields) {
-    out << ", strips of " << p.native_cuda.loaded_tile.x << " columns ("
-        << p.tile.x << " valid) streamed down in shares of " << p.tile.y
-        << " rows, " << p.native_cuda.rows_per_thread
-        << " rows per level and iteration, a ring of rows per level of each "
-           "written field and one per coefficient in shared memory"
+    Tile const& l = p.native_cuda.loaded_tile;
+    if (p.rank == 3) {
+      out << ", tiles of " << l.x << " x " << l.y << " columns (" << p.tile.x
+          << " x " << p.tile.y << " valid) streamed down in shares of "
+          << p.tile.z << " planes";
+    } else {
+      out << ", strips of " << l.x << " columns (" << p.tile.x
+          << " valid) streamed down in shares of " << p.tile.y << " rows";
+    }
+    char const* const slices = p.rank == 3 ? "planes" : "rows";
+    out << ", " << p.native_cuda.rows_per_thread << " " << slices
+        << " per level and iteration, a ring of " << slices
+        << " per level of each written field and one per coefficient in "
+           "shared memory"
         << ", the written fields' levels written to a second set of "
            "buffers (kept with the state) that trade places with the state's"
         << ", threads " << p.team_size << ", registers " << p.registers

@@ -127,10 +127,10 @@ struct Mechanism<TemporalBlocking, Kokkos::Cuda> {
       native_cuda::temporal_blocking::run(space, grid, op, steps, p, hooks);
     }
   }
-  /// Multi-field stencils on a State, rank 1 and 2 with fixed and periodic
-  /// boundaries, `depth` steps per launch (fields/): rank 2 streams rows
-  /// through a ring per level in shared memory, rank 1 keeps an overlapped
-  /// tile of every field's levels.
+  /// Multi-field stencils on a State, every rank, fixed and periodic
+  /// boundaries, `depth` steps per launch (fields/): rank 2 and 3 stream
+  /// rows or planes through a ring per level in shared memory, rank 1 keeps
+  /// an overlapped tile of every field's levels.
   static constexpr bool runs_fields = true;
   template <class T, class Op>
   static void plan_fields(Plan& p, TemporalBlocking const& policy) {

@@ -2,8 +2,8 @@
 // Host side of the native multi-field kernels: the overlapped-tile kernel
 // (fields/kernels.hpp) of the single-step sweep (StreamingSweep, every rank
 // and boundary) and of rank-1 temporal blocking, and the runs of temporal
-// blocking (TemporalBlocking, rank 1 and 2, fixed and periodic
-// boundaries), whose rank-2 kernel streams rows (stream_launch.hpp).
+// blocking (TemporalBlocking, every rank, fixed and periodic boundaries),
+// whose rank-2 and rank-3 kernel streams slices (stream_launch.hpp).
 #pragma once
 
 #include <stencil/native_cuda/common/cuda_check.hpp>
@@ -138,11 +138,6 @@ void plan(Plan& p, std::string_view policy_name, PolicyKind kind,
   expect_native_gpu(device, policy_name);
   bool const temporal = kind == PolicyKind::temporal_blocking;
   if (temporal) {
-    STENCIL_EXPECT_SUPPORTED(
-        p.rank <= 2, policy_name,
-        " of several fields runs rank 1 and 2 (overlapped tiles in shared "
-        "memory); a rank-3 state runs StreamingSweep (one launch per step), "
-        "Naive or SpatialBlocking");
     // A fixed halo never changes, and a periodic axis is read wrapped
     // (kernels.hpp); the other boundaries change the halo every step.
     for (int a = 3 - p.rank; a < 3; ++a) {
@@ -163,7 +158,7 @@ void plan(Plan& p, std::string_view policy_name, PolicyKind kind,
     STENCIL_EXPECT(requested_depth >= 0, policy_name, ": depth is ",
                    requested_depth,
                    "; use 1 or more, or 0 to let the plan choose");
-    if constexpr (Op::rank == 2) {
+    if constexpr (Op::rank >= 2) {
       plan_stream<T, Op>(p, policy_name, requested_depth);
       return;
     }
@@ -386,7 +381,7 @@ void run_with_second_set(Kokkos::Cuda const& space,
 }
 
 /// TemporalBlocking: `depth` steps per launch, into the second set. Rank 2
-/// streams rows (stream_kernel.hpp), rank 1 runs the overlapped tile
+/// and 3 stream slices (stream_kernel.hpp), rank 1 runs the overlapped tile
 /// (kernels.hpp).
 template <class T, int Rank, class MemorySpace, class Op>
 void run_temporal(Kokkos::Cuda const& space, State<T, Rank, MemorySpace>& state,
@@ -401,16 +396,17 @@ void run_temporal(Kokkos::Cuda const& space, State<T, Rank, MemorySpace>& state,
   run_with_second_set<Fields>(
       space, state, steps, p.depth, hooks, "TemporalBlocking",
       [&](int block, OutBuffers<T, Fields> const& out) {
-        std::conditional_t<Rank == 2, StreamParams<T, Op>, Params<T, Op>>
+        std::conditional_t<Rank >= 2, StreamParams<T, Op>, Params<T, Op>>
             params;
         for (int f = 0; f < Fields::count; ++f) {
           for (int k = 0; k < Fields::most_levels; ++k) {
             params.out[f][k] = out[f][k];
           }
         }
-        if constexpr (Rank == 2) {
+        if constexpr (Rank >= 2) {
           params.wrap_x = periodic[0];
           params.wrap_y = periodic[1];
+          params.wrap_z = periodic[2];
           launch_stream(space, state, op, p, block, params);
         } else {
           params.write_levels = Fields::most_levels;

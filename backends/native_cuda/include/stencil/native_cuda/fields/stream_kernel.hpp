@@ -1,25 +1,29 @@
 // SPDX-License-Identifier: Apache-2.0
-// Rank-2 temporal blocking of multi-field stencils by streaming (after the
-// single-field kernel, temporal_blocking/kernels.hpp): a block owns a strip
-// of `stream_threads` columns, one per thread (its valid columns plus a
-// rim of depth x radius columns on each side, recomputed by the
-// neighbouring strips), and streams down a segment of rows. Level t (the
-// field values after t steps) computes `stream_rows` rows per iteration,
-// `lag` rows behind level t - 1, so every row it reads was finished in an
-// earlier iteration: one barrier per iteration however deep the blocking,
-// and the levels of an iteration are independent of each other.
+// Temporal blocking of multi-field stencils by streaming (after the
+// single-field kernel, temporal_blocking/kernels.hpp), rank 2 and 3. A
+// block owns a tile of the cross-section, one column (a cell of every slice)
+// per thread: in 2D a strip of `StreamTile<2>::x` columns, in 3D a tile of
+// x by y columns. The tile is its valid columns plus a rim of depth x
+// radius columns on each side, recomputed by the neighbouring tiles. The
+// block streams down a segment of slices along the slowest axis (rows in
+// 2D, planes in 3D). Level t (the field values after t steps) computes
+// `rows` slices per iteration, `lag` slices behind level t - 1, so every
+// slice it reads was finished in an earlier iteration: one barrier per
+// iteration however deep the blocking, and the levels of an iteration are
+// independent of each other.
 //
-// Each written field keeps a ring of its most recent rows in shared memory
+// Each written field keeps a ring of its most recent slices in shared memory
 // per level below the last (which goes to global memory) and per earlier
-// level of the launch's input, copied in with the current one: enough rows
+// level of the launch's input, copied in with the current one: enough slices
 // for the next level's taps and for the earlier levels a later step reads
 // at its own cell (a leapfrog's n-1). A coefficient keeps one ring of the
-// input, deep enough for the deepest level's rows. A thread reads its own
-// column's rows of a ring into registers once per level and iteration, and the
-// other columns' taps from the ring. Against the overlapped-tile kernel
-// (kernels.hpp) only the rim columns are recomputed, not rim rows as well, and
-// a level keeps a few rows instead of the whole tile, so the depth no longer
-// eats the tile.
+// input, deep enough for the deepest level's slices. A thread reads its own
+// column's slices of a ring into registers once per level and iteration, and
+// the other columns' taps from the ring. Against the overlapped-tile kernel
+// (kernels.hpp) only the rim columns are recomputed, not rim slices as well,
+// and a level keeps a few slices instead of the whole tile, so the depth no
+// longer eats the tile. In 3D the rim is two-dimensional, so the depth eats
+// the tile's cross-section (stream_launch.hpp's default depth).
 //
 // Halo cells (fixed boundaries) are never computed: a level's halo is the
 // halo of the buffer it will be written to, the one that held the level
@@ -51,13 +55,31 @@
 
 namespace stencil::native_cuda::fields {
 
-/// Columns of a strip, one per thread.
-inline constexpr int stream_threads = 256;
-/// Rows a level computes per iteration: 2 amortise the barrier and the
-/// column loads (R + 2r rows read for R cells) while the rings, which
-/// grow with it, leave the depth room in shared memory; 3 won and lost
-/// by turns (docs/decisions/auto-fields.md).
-inline constexpr int stream_rows = 2;
+/// The tile of columns a block streams, one column per thread, and the
+/// slices a level computes per iteration.
+template <int Rank>
+struct StreamTile;
+template <>
+struct StreamTile<2> {
+  /// A strip of 256 columns.
+  static constexpr int x = 256, y = 1;
+  /// Rows a level computes per iteration: 2 amortise the barrier and the
+  /// column loads (R + 2r rows read for R cells) while the rings, which
+  /// grow with it, leave the depth room in shared memory; 3 won and lost
+  /// by turns (docs/decisions/auto-fields.md).
+  static constexpr int rows = 2;
+};
+template <>
+struct StreamTile<3> {
+  /// 32 x 16 columns: a warp is one row of the tile (its lanes' taps in x
+  /// are consecutive words), and the rim, two-dimensional here, costs a
+  /// third of the cross-section at depth 2 and radius 1, where 32 x 8
+  /// would cost more than half.
+  static constexpr int x = 32, y = 16;
+  /// One plane a level and iteration: a plane is 16 times a 2D row, so a
+  /// second one would double rings that already bound the depth.
+  static constexpr int rows = 1;
+};
 /// Iterations ahead of its use that an input row is loaded: an
 /// iteration of the levels (some 170 instructions a warp at depth 4) is
 /// shorter than a DRAM latency under load. Two beat one on the leapfrog
@@ -66,19 +88,33 @@ inline constexpr int stream_ahead = 2;
 /// The deepest depth compiled: each depth is a kernel of its own, whose
 /// levels unroll with constant ring slot offsets and no branch between
 /// them, so that the compiler interleaves the levels of an iteration (they
-/// are independent); 8 is the default rim of 8 cells at radius 1.
-inline constexpr int stream_max_depth =
-    max_depth_compiled < 8 ? max_depth_compiled : 8;
+/// are independent). In 2D 8 is the default rim of 8 cells at radius 1; in
+/// 3D a rim of 4 leaves half of the tile's 16 rows to recompute.
+template <int Rank>
+inline constexpr int stream_max_depth = [] {
+  int const most = Rank == 3 ? 4 : 8;
+  return max_depth_compiled < most ? max_depth_compiled : most;
+}();
 
-/// The compile-time shape of the stream for fields `Fields`.
-template <class Fields>
+/// The compile-time shape of the stream for fields `Fields` in `Rank`
+/// dimensions. A slice of a ring holds the tile's columns with a pad of the
+/// largest radius on each side (in 3D a plane of `width` by `height`).
+template <class Fields, int Rank = 2>
 struct StreamShape {
-  static constexpr int threads = stream_threads;
-  static constexpr int rows = stream_rows;
+  using Tile = StreamTile<Rank>;
+  static constexpr int threads = Tile::x * Tile::y;
+  static constexpr int rows = Tile::rows;
   static constexpr int radius = Fields::radius;
   static constexpr int lag = rows + radius;
   static constexpr int pad = radius;
-  static constexpr int row_length = threads + 2 * pad;
+  static constexpr int width = Tile::x + 2 * pad;
+  static constexpr int height = Rank == 3 ? Tile::y + 2 * pad : 1;
+  static constexpr int row_length = width * height;
+  /// Thread `tid`'s column in a slice.
+  __host__ __device__ static constexpr int column(int tid) {
+    return Rank == 3 ? (tid / Tile::x + pad) * width + pad + tid % Tile::x
+                     : pad + tid;
+  }
   /// Rows in a ring of written field f. Its level t is read by level t + 1
   /// at rows [a - lag - r_f, a) while it writes [a, a + rows), and, as its
   /// level -m, by level t + 1 + m at that level's own cells, (m + 1) lags
@@ -153,50 +189,66 @@ struct StreamParams {
   T* out[Fields::count][Fields::most_levels] = {};
   Op op;
   stencil::detail::PaddedLayout layout;
-  int valid_width = 1;  // output columns per strip
-  int strips = 1;
+  int valid_width = 1;   // output columns of a tile along x
+  int valid_height = 1;  // along y (rank 3)
+  int strips = 1;        // tiles of the cross-section
+  int strips_x = 1;      // of them along x
   /// Rows per block of the strips' rows laid end to end: a share may end
   /// in one strip and go on in the next, so every block gets the same work
   /// whatever the extents.
   int share = 1;
-  bool wrap_x = false, wrap_y = false;
+  bool wrap_x = false, wrap_y = false, wrap_z = false;
   double t0 = 0.0, dt = 1.0;
 };
 
 /// Field I's current level around a cell: the thread's own column from the
-/// registers it read the rows into, the other columns' taps from the ring.
-/// Offsets are constants once the loops unroll, so the branch folds away.
-template <class T, int Radius, int Span>
+/// registers it read the slices into, the other columns' taps from the ring
+/// (`Width` elements between a slice's rows in 3D). Offsets are constants
+/// once the loops unroll, so the branch folds away.
+template <class T, int Rank, int Radius, int Span, int Width>
 struct StreamColumn {
   using value_type = T;
-  T const (&column)[Span];      // rows a - R .. of the thread's column
-  T const* const (&row)[Span];  // the same rows of the ring, at the column
-  int centre;                   // the cell's row in `column`
+  T const (&column)[Span];      // slices a - R .. of the thread's column
+  T const* const (&row)[Span];  // the same slices of the ring, at the column
+  int centre;                   // the cell's slice in `column`
 
-  __device__ __forceinline__ T operator()(int dy, int dx) const {
-    stencil::detail::check_offsets<Radius>(dy, dx);
+  template <class... Offsets>
+  __device__ __forceinline__ T operator()(Offsets... offsets) const {
+    stencil::detail::check_offset_count<Rank, sizeof...(Offsets)>();
+    stencil::detail::check_offsets<Radius>(static_cast<int>(offsets)...);
+    return at(static_cast<int>(offsets)...);
+  }
+
+ private:
+  __device__ __forceinline__ T at(int dy, int dx) const {
     return dx == 0 ? column[centre + dy] : row[centre + dy][dx];
+  }
+  __device__ __forceinline__ T at(int dz, int dy, int dx) const {
+    return dy == 0 && dx == 0 ? column[centre + dz]
+                              : row[centre + dz][dy * Width + dx];
   }
 };
 
 /// An earlier level at the cell itself.
-template <class T>
+template <class T, int Rank>
 struct StreamValue {
   using value_type = T;
   T value;
-  __device__ __forceinline__ T operator()(int dy, int dx) const {
-    stencil::detail::check_offsets<0>(dy, dx);
+  template <class... Offsets>
+  __device__ __forceinline__ T operator()(Offsets... offsets) const {
+    stencil::detail::check_offset_count<Rank, sizeof...(Offsets)>();
+    stencil::detail::check_offsets<0>(static_cast<int>(offsets)...);
     return value;
   }
 };
 
-/// The `in` a functor receives from the streaming kernel. Rows of every
+/// The `in` a functor receives from the streaming kernel. Slices of every
 /// field are laid out with the largest radius R on either side.
-template <class T, class Fields>
+template <class T, class Fields, int Rank>
 struct StreamFieldsNeighbourhood {
   using fields_type = Fields;
   using value_type = T;
-  using Shape = StreamShape<Fields>;
+  using Shape = StreamShape<Fields, Rank>;
   static constexpr int span = Shape::rows + 2 * Shape::radius;
   static constexpr int earlier =
       Fields::most_levels > 1 ? Fields::most_levels - 1 : 1;
@@ -204,66 +256,93 @@ struct StreamFieldsNeighbourhood {
   T const (&column)[Fields::count][span];
   T const* const (&row)[Fields::count][span];
   T const (&before)[Fields::count][earlier][Shape::rows];
-  int j;  // the cell's row among the level's rows of the iteration
-  int y, x;
+  int j;  // the cell's slice among the level's slices of the iteration
+  int slice, y, x;  // slice: y in 2D, z in 3D
   double t;
 
   template <int I, int Level>
   __device__ __forceinline__ auto level() const {
     if constexpr (Level == 0) {
-      return StreamColumn<T, Fields::radii[I], span>{column[I], row[I],
-                                                     j + Shape::radius};
+      return StreamColumn<T, Rank, Fields::radii[I], span, Shape::width>{
+          column[I], row[I], j + Shape::radius};
     } else {
-      return StreamValue<T>{before[I][-Level - 1][j]};
+      return StreamValue<T, Rank>{before[I][-Level - 1][j]};
     }
   }
-  __device__ __forceinline__ Kokkos::Array<int, 2> position() const {
-    return {y, x};
+  __device__ __forceinline__ Kokkos::Array<int, Rank> position() const {
+    if constexpr (Rank == 3) {
+      return {slice, y, x};
+    } else {
+      return {slice, x};
+    }
   }
   __device__ __forceinline__ double time() const { return t; }
 };
 
-/// Output rows [y_begin, y_end) of `strip`.
+/// Output slices [y_begin, y_end) of `strip` (rows in 2D, planes in 3D).
 template <class T, class Op, int Depth>
 __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
                                                T* const shared, int strip,
                                                int y_begin, int y_end) {
   using Fields = typename Op::fields;
-  using S = StreamShape<Fields>;
-  using In = StreamFieldsNeighbourhood<T, Fields>;
+  constexpr int Rank = Op::rank;
+  using S = StreamShape<Fields, Rank>;
+  using In = StreamFieldsNeighbourhood<T, Fields, Rank>;
   constexpr int R = S::rows, L = S::lag, r = S::radius;
   constexpr int span = In::span;
   constexpr int count = Fields::count;
   constexpr int written_count = Fields::written_count;
 
   constexpr int depth = Depth;
-  int const nx = p.layout.nx, ny = p.layout.ny, halo = p.layout.halo;
+  int const nx = p.layout.nx, halo = p.layout.halo;
+  // The streamed axis: y in 2D, z in 3D; `ny` below is its extent.
+  int const ny = Rank == 3 ? p.layout.nz : p.layout.ny;
+  bool const wrap_stream = Rank == 3 ? p.wrap_z : p.wrap_y;
   int const tid = static_cast<int>(threadIdx.x);
   int const reach = depth * r;
-  int const x = strip * p.valid_width - reach + tid;
+  int const tx = Rank == 3 ? tid % S::Tile::x : tid;
+  int const ty = Rank == 3 ? tid / S::Tile::x : 0;
+  int const strip_x = Rank == 3 ? strip % p.strips_x : strip;
+  int const strip_y = Rank == 3 ? strip / p.strips_x : 0;
+  int const x = strip_x * p.valid_width - reach + tx;
+  int const cy = strip_y * p.valid_height - reach + ty;  // y in 3D
   // Below the first row and above the last only the halo rows are read
   // (or, periodic, the wrapped rows computed).
-  int const first = p.wrap_y ? y_begin - reach : max(y_begin - reach, -r);
+  int const first = wrap_stream ? y_begin - reach : max(y_begin - reach, -r);
   int const iterations = (y_end - first + depth * L + R - 1) / R;
 
   // Guarded (below), everything per cell is a compare or an add: no
   // branches for the boundaries (they split the code into regions the
   // compiler cannot interleave) and no division for the periodic wrap.
   auto wrapped = [](int v, int n) { return ((v % n) + n) % n; };
+  auto inside = [](bool wrap, int v, int n) {
+    return wrap | (static_cast<unsigned>(v) < static_cast<unsigned>(n));
+  };
+  auto in_padded = [halo](bool wrap, int v, int n) {
+    return wrap | (static_cast<unsigned>(v + halo) <
+                   static_cast<unsigned>(n + 2 * halo));
+  };
+  int const cross_ny = p.layout.ny;  // the cross-section's y (3D)
   bool const x_interior =
-      p.wrap_x | (static_cast<unsigned>(x) < static_cast<unsigned>(nx));
-  bool const x_loadable = p.wrap_x | (static_cast<unsigned>(x + halo) <
-                                      static_cast<unsigned>(nx + 2 * halo));
+      inside(p.wrap_x, x, nx) & (Rank != 3 || inside(p.wrap_y, cy, cross_ny));
+  bool const x_loadable = in_padded(p.wrap_x, x, nx) &
+                          (Rank != 3 || in_padded(p.wrap_y, cy, cross_ny));
   int const gx = p.wrap_x ? wrapped(x, nx) : x;
+  int const gy = Rank == 3 && p.wrap_y ? wrapped(cy, cross_ny) : cy;
   // This thread's column of the padded buffers (column 0 if it lies
   // outside, so that the address stays valid where the load is skipped).
-  int const column_offset = x_loadable ? gx + halo : 0;
-  int const stride = p.layout.stride_y;
+  int const column_offset = !x_loadable ? 0
+                            : Rank == 3
+                                ? (gy + halo) * p.layout.stride_y + gx + halo
+                                : gx + halo;
+  int const stride = Rank == 3 ? p.layout.stride_z : p.layout.stride_y;
   bool const x_output =
-      (tid >= reach) & (tid < reach + p.valid_width) & (x < nx);
+      (tx >= reach) & (tx < reach + p.valid_width) & (x < nx) &
+      (Rank != 3 ||
+       ((ty >= reach) & (ty < reach + p.valid_height) & (cy < cross_ny)));
   // Rows: level t's first row of the iteration, as a buffer row (wrapped
   // along a periodic y, plain otherwise), advanced R rows an iteration.
-  int const period = p.wrap_y ? ny : (1 << 30);
+  int const period = wrap_stream ? ny : (1 << 30);
   auto next_row = [&](int y, int step) {
     int const v = y + step;
     return v >= period ? v - period : v;
@@ -271,15 +350,10 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
   int row_of_level[Depth + 1];
   for_each_constant<Depth + 1>([&](auto level) {
     constexpr int t = decltype(level)::value;
-    row_of_level[t] = p.wrap_y ? wrapped(first - t * L, ny) : first - t * L;
+    row_of_level[t] = wrap_stream ? wrapped(first - t * L, ny) : first - t * L;
   });
-  auto row_interior = [&](int y) {
-    return p.wrap_y | (static_cast<unsigned>(y) < static_cast<unsigned>(ny));
-  };
-  auto row_loadable = [&](int y) {
-    return p.wrap_y | (static_cast<unsigned>(y + halo) <
-                       static_cast<unsigned>(ny + 2 * halo));
-  };
+  auto row_interior = [&](int y) { return inside(wrap_stream, y, ny); };
+  auto row_loadable = [&](int y) { return in_padded(wrap_stream, y, ny); };
   // Every buffer at this thread's column, so that a row's address is one
   // wide multiply-add. Rows count unsigned from the padded array's first:
   // a row above it is never dereferenced (its load is predicated off).
@@ -317,7 +391,7 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
   auto ring_of = [&](auto field, int t) {
     constexpr int f = decltype(field)::value;
     constexpr int per_depth = S::per_depth(f), fixed = S::fixed(f);
-    T* const first_ring = shared + per_depth * depth + fixed + S::pad + tid;
+    T* const first_ring = shared + per_depth * depth + fixed + S::column(tid);
     if constexpr (Fields::written[f]) {
       constexpr int first_level = 1 - Fields::levels[f];
       return first_ring + (t - first_level) * (S::ring(f) * S::row_length);
@@ -444,7 +518,7 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
 #pragma unroll
     for (int j = 0; j < R; ++j) {
       int const y = guarded ? next_row(a_row, j) : a_row + j;
-      In const in{column, row, before, j, y, gx, time};
+      In const in{column, row, before, j, y, gy, gx, time};
       T value[written_count];
       stencil::detail::functor_values<T, Fields>(p.op(in), value);
       bool const interior = !guarded || (x_interior & row_interior(y));
@@ -556,9 +630,10 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
 }
 
 template <class T, class Op, int Depth>
-__global__ void __launch_bounds__(stream_threads)
+__global__ void __launch_bounds__(
+    StreamShape<typename Op::fields, Op::rank>::threads)
     stream_steps(StreamParams<T, Op> p) {
-  using S = StreamShape<typename Op::fields>;
+  using S = StreamShape<typename Op::fields, Op::rank>;
   extern __shared__ __align__(16) unsigned char shared_raw[];
   T* const shared = reinterpret_cast<T*>(shared_raw);
   // Zero every ring once, pads included: the pad columns are never
@@ -568,7 +643,8 @@ __global__ void __launch_bounds__(stream_threads)
     shared[i] = T(0);
   }
   __syncthreads();
-  int const ny = p.layout.ny;
+  // The slices along the streamed axis (y in 2D, z in 3D).
+  int const ny = Op::rank == 3 ? p.layout.nz : p.layout.ny;
   long long const begin = static_cast<long long>(blockIdx.x) * p.share;
   long long const end =
       min(begin + p.share, static_cast<long long>(p.strips) * ny);

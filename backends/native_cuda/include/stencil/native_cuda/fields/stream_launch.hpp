@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Host side of the rank-2 streaming kernel of several fields
-// (stream_kernel.hpp): its plan (depth, strips, shares of rows, resources)
+// Host side of the streaming kernel of several fields, rank 2 and 3
+// (stream_kernel.hpp): its plan (depth, tiles, shares of slices, resources)
 // and its launch of `depth` steps.
 #pragma once
 
@@ -23,18 +23,27 @@
 
 namespace stencil::native_cuda::fields {
 
-/// The default depth: a rim of 8 cells (radius x depth) per side, within
-/// the compiled levels.
-template <class Fields>
+/// The default depth, within the compiled levels. In 2D the widest at a
+/// rim (radius x depth cells per side) of 8: a strip of 256 columns keeps
+/// 15/16 of them. In 3D the rim eats the tile's 16 rows as well as its 32
+/// columns: depth 2 at radius 1 and 2, the best depth on four of the six
+/// 3D solver rows measured, and 1 beyond (docs/decisions/auto-fields.md).
+template <class Fields, int Rank>
 constexpr int stream_default_depth() {
-  int const d = 8 / (Fields::radius > 0 ? Fields::radius : 1);
-  return std::clamp(d, 1, stream_max_depth);
+  int const r = Fields::radius > 0 ? Fields::radius : 1;
+  int const d = Rank == 3 ? (r <= 2 ? 2 : 1) : 8 / r;
+  return std::clamp(d, 1, stream_max_depth<Rank>);
 }
 
-/// Output columns of a strip at `depth`.
-template <class Fields>
+/// Output columns of a tile at `depth` along x (y: along the tile's y,
+/// which has one row in 2D).
+template <class Fields, int Rank>
 constexpr int stream_valid_width(int depth) {
-  return stream_threads - 2 * depth * Fields::radius;
+  return StreamTile<Rank>::x - 2 * depth * Fields::radius;
+}
+template <class Fields, int Rank>
+constexpr int stream_valid_height(int depth) {
+  return Rank == 3 ? StreamTile<Rank>::y - 2 * depth * Fields::radius : 1;
 }
 
 /// The kernel for `depth` steps (1 to stream_max_depth).
@@ -48,65 +57,71 @@ auto stream_function(int depth) {
     ((function = depth == D + 1 ? &stream_steps<T, Op, D + 1> : function), ...);
     return function;
   }
-  (std::make_integer_sequence<int, stream_max_depth>{});
+  (std::make_integer_sequence<int, stream_max_depth<Op::rank>>{});
 }
 
-/// The fewest rows of a block's share: below it the rows streamed before
-/// the first output row (radius x depth of overlap, lag x depth to fill the
-/// pipeline) outweigh the output.
-template <class Fields>
+/// The fewest slices of a block's share: below it the slices streamed before
+/// the first output slice (radius x depth of overlap, lag x depth to fill
+/// the pipeline) outweigh the output.
+template <class Fields, int Rank>
 constexpr int stream_fewest_rows(int depth) {
-  return 2 * depth * (Fields::radius + StreamShape<Fields>::lag);
+  return 2 * depth * (Fields::radius + StreamShape<Fields, Rank>::lag);
 }
 
-/// Plans rank-2 TemporalBlocking of several fields on the streaming kernel
-/// at `depth` (0: the default), or throws stencil::unsupported saying what
-/// would run.
+/// Plans TemporalBlocking of several fields (rank 2 or 3) on the streaming
+/// kernel at `depth` (0: the default), or throws stencil::unsupported saying
+/// what would run.
 template <class T, class Op>
 void plan_stream(Plan& p, std::string_view policy_name, int requested_depth) {
   using Fields = typename Op::fields;
-  using S = StreamShape<Fields>;
+  constexpr int rank = Op::rank;
+  using S = StreamShape<Fields, rank>;
+  constexpr int most = stream_max_depth<rank>;
   DeviceLimits const device = current_device_limits();
-  int depth =
-      requested_depth > 0 ? requested_depth : stream_default_depth<Fields>();
+  int depth = requested_depth > 0 ? requested_depth
+                                  : stream_default_depth<Fields, rank>();
   if (requested_depth == 0) {
-    // The default: the deepest (up to a rim of 8 cells) at which two
+    // The default: the deepest (up to the default above) at which two
     // blocks share a multiprocessor. One block alone leaves the latency of
     // its shared-memory and global loads exposed at every barrier, and lost
     // to a shallower depth with more blocks (docs/decisions/auto-fields.md).
     auto blocks_per_sm = [&](int d) {
       auto const function = stream_function<T, Op>(d);
       allow_dynamic_shared(function, device.shared_per_block_optin);
-      return resident_blocks_per_sm(function, stream_threads,
+      return resident_blocks_per_sm(function, S::threads,
                                     S::template shared_bytes<T>(d));
     };
     while (depth > 1 && blocks_per_sm(depth) < 2) --depth;
   }
+  int const rim_limit = (rank == 3 ? S::Tile::y : S::Tile::x);
+  bool const rims_fit = stream_valid_height<Fields, rank>(depth) >= 1 &&
+                        stream_valid_width<Fields, rank>(depth) >= 1;
   STENCIL_EXPECT_SUPPORTED(
-      depth <= stream_max_depth, policy_name,
-      " of several fields in 2D: at depth ", depth,
-      " it would need more levels than the ", stream_max_depth,
-      " compiled (each depth is a kernel of its own); it runs depths 1 to ",
-      stream_max_depth);
-  STENCIL_EXPECT_SUPPORTED(
-      stream_valid_width<Fields>(depth) >= 1, policy_name, ": at depth ", depth,
+      rims_fit, policy_name, ": at depth ", depth,
       " the rims of radius x depth = ", Fields::radius * depth,
-      " columns on each side fill a strip of ", stream_threads,
+      " columns on each side fill a tile of ", S::Tile::x,
+      rank == 3 ? " x " : "",
+      rank == 3 ? std::to_string(S::Tile::y) : std::string(),
       " columns; use a depth below ",
-      (stream_threads + 2 * Fields::radius - 1) /
-          std::max(1, 2 * Fields::radius));
+      (rim_limit + 2 * Fields::radius - 1) / std::max(1, 2 * Fields::radius));
+  STENCIL_EXPECT_SUPPORTED(
+      depth <= most, policy_name, " of several fields in ", rank,
+      "D: at depth ", depth, " it would need more levels than the ", most,
+      " compiled (each depth is a kernel of its own); it runs depths 1 to ",
+      most);
   std::size_t const bytes = S::template shared_bytes<T>(depth);
   auto const function = stream_function<T, Op>(depth);
   if (!shared_memory_fits(function, bytes, device)) {
     int deepest = 0;
-    for (int d = 1; d <= stream_max_depth; ++d) {
+    for (int d = 1; d <= most; ++d) {
       if (S::template shared_bytes<T>(d) <= device.shared_per_block_optin)
         deepest = d;
     }
     STENCIL_EXPECT_SUPPORTED(
-        false, policy_name, " of these fields: at depth ", depth,
-        " the rings of rows (a ring per level of each written field, one per "
-        "coefficient) take ",
+        false, policy_name, " of these fields: at depth ", depth, " the rings ",
+        rank == 3 ? "of planes" : "of rows",
+        " (a ring per level of each written field, one per coefficient) "
+        "take ",
         bytes, " bytes of shared memory, more than the ",
         device.shared_per_block_optin, " a block may have on ", device.name,
         deepest > 0 ? "; depths 1 to " + std::to_string(deepest) + " fit"
@@ -115,31 +130,40 @@ void plan_stream(Plan& p, std::string_view policy_name, int requested_depth) {
   }
   cudaFuncAttributes attributes{};
   STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, function));
-  int const per_sm = resident_blocks_per_sm(function, stream_threads, bytes);
+  int const per_sm = resident_blocks_per_sm(function, S::threads, bytes);
   STENCIL_EXPECT_SUPPORTED(per_sm >= 1, policy_name, ": ", bytes,
                            " bytes of shared memory and ", attributes.numRegs,
                            " registers per thread leave no room for a block "
                            "of the streaming kernel on ",
                            device.name);
-  int const nx = p.extents[2], ny = p.extents[1];
-  int const valid = stream_valid_width<Fields>(depth);
-  long long const rows = static_cast<long long>((nx + valid - 1) / valid) * ny;
-  // As many blocks as fit at once, each an equal share of the strips' rows,
-  // but none shorter than the pipeline's fill.
-  long long const most =
+  int const nx = p.extents[2], ny = p.extents[1], nz = p.extents[0];
+  int const valid_x = stream_valid_width<Fields, rank>(depth);
+  int const valid_y = stream_valid_height<Fields, rank>(depth);
+  long long const tiles = static_cast<long long>((nx + valid_x - 1) / valid_x) *
+                          (rank == 3 ? (ny + valid_y - 1) / valid_y : 1);
+  long long const rows = tiles * (rank == 3 ? nz : ny);
+  // As many blocks as fit at once, each an equal share of the tiles'
+  // slices, but none shorter than the pipeline's fill.
+  long long const most_blocks =
       static_cast<long long>(per_sm) * device.multiprocessors;
-  long long const fewest = stream_fewest_rows<Fields>(depth);
+  long long const fewest = stream_fewest_rows<Fields, rank>(depth);
   long long const blocks =
-      std::max(1LL, std::min(most, (rows + fewest - 1) / fewest));
+      std::max(1LL, std::min(most_blocks, (rows + fewest - 1) / fewest));
   long long const share = (rows + blocks - 1) / blocks;
   p.backend = Backend::native_cuda;
   p.policy = PolicyKind::temporal_blocking;
   p.depth = depth;
-  p.tile = {valid, static_cast<int>(share), 1};
-  p.native_cuda.loaded_tile = {stream_threads, 1, 1};
+  // tile: the valid columns, then the share of slices along the streamed
+  // axis (y in 2D, z in 3D).
+  if constexpr (rank == 3) {
+    p.tile = {valid_x, valid_y, static_cast<int>(share)};
+  } else {
+    p.tile = {valid_x, static_cast<int>(share), 1};
+  }
+  p.native_cuda.loaded_tile = {S::Tile::x, S::Tile::y, 1};
   p.native_cuda.rows_per_thread = S::rows;
   p.native_cuda.columns_per_thread = 1;
-  p.team_size = stream_threads;
+  p.team_size = S::threads;
   p.scratch_bytes = bytes;
   p.blocks = static_cast<int>((rows + share - 1) / share);
   p.blocks_per_sm = per_sm;
@@ -155,15 +179,25 @@ void launch_stream(Kokkos::Cuda const& space,
                    State<T, Rank, MemorySpace> const& state, Op const& op,
                    Plan const& p, int depth, StreamParams<T, Op>& params) {
   using Fields = typename Op::fields;
-  static_assert(Rank == 2, "the streaming kernel of several fields is 2D");
+  using S = StreamShape<Fields, Rank>;
+  static_assert(Rank >= 2,
+                "the streaming kernel of several fields is 2D or 3D");
   params.op = op;
   params.layout =
       stencil::detail::make_layout<Rank>(state.extents(), state.halo());
   // A shallower launch (the last of a call, or one cut short by a hook)
-  // keeps the plan's strips: its rims are narrower, its output the same.
+  // keeps the plan's tiles: its rims are narrower, its output the same.
   params.valid_width = p.tile.x;
-  params.strips = (params.layout.nx + p.tile.x - 1) / p.tile.x;
-  params.share = p.tile.y;
+  params.strips_x = (params.layout.nx + p.tile.x - 1) / p.tile.x;
+  if constexpr (Rank == 3) {
+    params.valid_height = p.tile.y;
+    params.strips =
+        params.strips_x * ((params.layout.ny + p.tile.y - 1) / p.tile.y);
+    params.share = p.tile.z;
+  } else {
+    params.strips = params.strips_x;
+    params.share = p.tile.y;
+  }
   params.t0 = state.time();
   params.dt = state.dt();
   for (int f = 0; f < Fields::count; ++f) {
@@ -171,14 +205,14 @@ void launch_stream(Kokkos::Cuda const& space,
       params.in[f][k] = state.level(f, -k).data();
     }
   }
-  long long const rows =
-      static_cast<long long>(params.strips) * params.layout.ny;
-  auto const blocks = static_cast<unsigned>((rows + p.tile.y - 1) / p.tile.y);
-  std::size_t const bytes =
-      StreamShape<Fields>::template shared_bytes<T>(depth);
+  long long const rows = static_cast<long long>(params.strips) *
+                         (Rank == 3 ? params.layout.nz : params.layout.ny);
+  auto const blocks =
+      static_cast<unsigned>((rows + params.share - 1) / params.share);
+  std::size_t const bytes = S::template shared_bytes<T>(depth);
   auto const function = stream_function<T, Op>(depth);
   allow_dynamic_shared(function, bytes);
-  function<<<blocks, stream_threads, bytes, space.cuda_stream()>>>(params);
+  function<<<blocks, S::threads, bytes, space.cuda_stream()>>>(params);
   STENCIL_CUDA_CHECK(cudaGetLastError());
 }
 
