@@ -151,10 +151,9 @@ struct Solver<stencil::suite::Bruss> {
 
 /// Why `policy` cannot run solver `Op` on Space, or "" when it can. The
 /// library's plan refuses these with stencil::unsupported: a policy whose
-/// kernels read one field, native temporal blocking of a rank-3 state, and
-/// Auto{.tune = true}, which does not time multi-field stencils yet. The
-/// rows of such policies are listed as not applicable, with this reason,
-/// rather than failed.
+/// kernels read one field, and Auto{.tune = true}, which does not time
+/// multi-field stencils yet. The rows of such policies are listed as not
+/// applicable, with this reason, rather than failed.
 template <class Op, class P>
 std::string solver_refusal(P const& policy) {
   if constexpr (std::is_same_v<P, stencil::Auto>) {
@@ -164,11 +163,6 @@ std::string solver_refusal(P const& policy) {
                : "";
   } else if constexpr (stencil::detail::runs_fields<P, Space>()) {
     (void)policy;
-    if constexpr (std::is_same_v<P, stencil::TemporalBlocking> &&
-                  Op::rank == 3) {
-      return "TemporalBlocking of several fields runs rank 1 and 2 "
-             "(native device tiling of several fields is not built yet)";
-    }
     return "";
   } else {
     (void)policy;
