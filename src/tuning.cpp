@@ -21,8 +21,9 @@ namespace stencil::detail {
 
 namespace {
 
-// Bumped when an entry's key or value changes meaning: older files are
-// then refused with a message to delete them, never misread.
+// Bumped when an entry's key or value changes meaning: an older file is
+// then tuned again and replaced (read_entries), a newer or unknown one
+// refused with a message to delete it; neither is misread.
 // 2: TemporalBlocking's tiles.
 constexpr int tuning_format = 2;
 

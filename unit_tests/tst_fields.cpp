@@ -46,33 +46,27 @@ using stencil_test::fields::fill_pattern;
 using stencil_test::fields::tolerance;
 
 /// The policies a multi-field run of a rank-`rank` state is checked with on
-/// this space; on a native space, the native sweep, and temporal blocking
-/// in 1D and 2D (`boundary` fixed or periodic) at a depth that does not
-/// divide the tests' step counts and at the plan's default. The native
-/// 3D stream has tests of its own (native_cuda/tst_fields_stream.cpp).
-template <class Space, class F>
-void for_each_fields_policy(int rank, Boundary boundary, F&& f) {
-  f(stencil::Naive{}, "Naive");
-  f(stencil::SpatialBlocking{{.x = 8, .y = 4, .z = 3}}, "SpatialBlocking");
-  f(stencil::SpatialBlocking{}, "SpatialBlocking default tile");
-  f(stencil::Auto{}, "Auto");
-  if constexpr (stencil::native_available_v<Space>) {
-    f(stencil::StreamingSweep{}, "StreamingSweep (native)");
-    if (rank <= 2 &&
-        (boundary == Boundary::fixed || boundary == Boundary::periodic)) {
-      f(stencil::TemporalBlocking{.depth = 3}, "TemporalBlocking depth 3");
-      f(stencil::TemporalBlocking{}, "TemporalBlocking default depth");
-    }
-  }
-}
-
-/// for_each_fields_policy as the policy list of the shared checks
-/// (fields_checks.hpp).
+/// this space (the policy list of the shared checks, fields_checks.hpp); on
+/// a native space, the native sweep, and temporal blocking in 1D and 2D
+/// (`boundary` fixed or periodic) at a depth that does not divide the
+/// tests' step counts and at the plan's default. The native 3D stream has
+/// tests of its own (native_cuda/tst_fields_stream.cpp).
 template <class Space>
-struct FieldsPolicies {
+struct EveryFieldsPolicy {
   template <class F>
   void operator()(int rank, Boundary boundary, F&& f) const {
-    for_each_fields_policy<Space>(rank, boundary, f);
+    f(stencil::Naive{}, "Naive");
+    f(stencil::SpatialBlocking{{.x = 8, .y = 4, .z = 3}}, "SpatialBlocking");
+    f(stencil::SpatialBlocking{}, "SpatialBlocking default tile");
+    f(stencil::Auto{}, "Auto");
+    if constexpr (stencil::native_available_v<Space>) {
+      f(stencil::StreamingSweep{}, "StreamingSweep (native)");
+      if (rank <= 2 &&
+          (boundary == Boundary::fixed || boundary == Boundary::periodic)) {
+        f(stencil::TemporalBlocking{.depth = 3}, "TemporalBlocking depth 3");
+        f(stencil::TemporalBlocking{}, "TemporalBlocking default depth");
+      }
+    }
   }
 };
 
@@ -80,53 +74,44 @@ struct FieldsPolicies {
 
 TYPED_TEST(Fields, LeapfrogWaveMatchesTheReference) {
   using Space = TypeParam;
-  check_wave<Space, double, 2, 1>(FieldsPolicies<Space>{}, {13, 11}, 1,
-                                  Boundary::fixed, 7);
-  check_wave<Space, float, 2, 1>(FieldsPolicies<Space>{}, {9, 14}, 2,
-                                 Boundary::periodic, 6);
-  check_wave<Space, double, 2, 2>(FieldsPolicies<Space>{}, {11, 9}, 2,
-                                  Boundary::periodic, 5);
-  check_wave<Space, float, 2, 4>(FieldsPolicies<Space>{}, {13, 17}, 5,
-                                 Boundary::fixed, 3);
-  check_wave<Space, double, 3, 1>(FieldsPolicies<Space>{}, {7, 9, 11}, 1,
-                                  Boundary::periodic, 5);
-  check_wave<Space, float, 3, 2>(FieldsPolicies<Space>{}, {7, 6, 9}, 3,
-                                 Boundary::fixed, 4);
-  check_wave<Space, double, 2, 3>(FieldsPolicies<Space>{}, {15, 7}, 3,
-                                  Boundary::fixed, 1);
+  EveryFieldsPolicy<Space> const policies{};
+  check_wave<Space, double, 2, 1>(policies, {13, 11}, 1, Boundary::fixed, 7);
+  check_wave<Space, float, 2, 1>(policies, {9, 14}, 2, Boundary::periodic, 6);
+  check_wave<Space, double, 2, 2>(policies, {11, 9}, 2, Boundary::periodic, 5);
+  check_wave<Space, float, 2, 4>(policies, {13, 17}, 5, Boundary::fixed, 3);
+  check_wave<Space, double, 3, 1>(policies, {7, 9, 11}, 1, Boundary::periodic,
+                                  5);
+  check_wave<Space, float, 3, 2>(policies, {7, 6, 9}, 3, Boundary::fixed, 4);
+  check_wave<Space, double, 2, 3>(policies, {15, 7}, 3, Boundary::fixed, 1);
   // Several tiles of the native kernels along every axis.
-  check_wave<Space, double, 2, 1>(FieldsPolicies<Space>{}, {151, 301}, 1,
-                                  Boundary::fixed, 7);
-  check_wave<Space, float, 2, 2>(FieldsPolicies<Space>{}, {97, 263}, 2,
-                                 Boundary::periodic, 5);
-  check_wave<Space, double, 3, 1>(FieldsPolicies<Space>{}, {19, 21, 45}, 1,
-                                  Boundary::fixed, 3);
-  check_wave<Space, double, 3, 1>(FieldsPolicies<Space>{}, {23, 37, 70}, 1,
-                                  Boundary::periodic, 7);
+  check_wave<Space, double, 2, 1>(policies, {151, 301}, 1, Boundary::fixed, 7);
+  check_wave<Space, float, 2, 2>(policies, {97, 263}, 2, Boundary::periodic, 5);
+  check_wave<Space, double, 3, 1>(policies, {19, 21, 45}, 1, Boundary::fixed,
+                                  3);
+  check_wave<Space, double, 3, 1>(policies, {23, 37, 70}, 1, Boundary::periodic,
+                                  7);
   // The 1D leapfrog (paper 004's), both boundaries and the widest radius.
-  check_wave<Space, double, 1, 1>(FieldsPolicies<Space>{}, {37}, 1,
-                                  Boundary::fixed, 7);
-  check_wave<Space, float, 1, 3>(FieldsPolicies<Space>{}, {41}, 4,
-                                 Boundary::periodic, 5);
-  check_wave<Space, double, 1, 4>(FieldsPolicies<Space>{}, {301}, 4,
-                                  Boundary::fixed, 6);
+  check_wave<Space, double, 1, 1>(policies, {37}, 1, Boundary::fixed, 7);
+  check_wave<Space, float, 1, 3>(policies, {41}, 4, Boundary::periodic, 5);
+  check_wave<Space, double, 1, 4>(policies, {301}, 4, Boundary::fixed, 6);
 }
 
 // ------------------------------------------------------- heat-varcoef
 
 TYPED_TEST(Fields, VariableCoefficientHeatMatchesTheReference) {
   using Space = TypeParam;
-  check_heat_varcoef<Space, double, 2>(FieldsPolicies<Space>{}, {13, 9}, 1,
-                                       Boundary::fixed, 7);
-  check_heat_varcoef<Space, float, 2>(FieldsPolicies<Space>{}, {10, 17}, 2,
-                                      Boundary::periodic, 5);
-  check_heat_varcoef<Space, double, 3>(FieldsPolicies<Space>{}, {5, 9, 7}, 1,
+  EveryFieldsPolicy<Space> const policies{};
+  check_heat_varcoef<Space, double, 2>(policies, {13, 9}, 1, Boundary::fixed,
+                                       7);
+  check_heat_varcoef<Space, float, 2>(policies, {10, 17}, 2, Boundary::periodic,
+                                      5);
+  check_heat_varcoef<Space, double, 3>(policies, {5, 9, 7}, 1,
                                        Boundary::periodic, 6);
-  check_heat_varcoef<Space, float, 3>(FieldsPolicies<Space>{}, {7, 5, 11}, 2,
-                                      Boundary::fixed, 3);
-  check_heat_varcoef<Space, float, 2>(FieldsPolicies<Space>{}, {133, 257}, 1,
-                                      Boundary::fixed, 10);
-  check_heat_varcoef<Space, double, 2>(FieldsPolicies<Space>{}, {129, 263}, 2,
+  check_heat_varcoef<Space, float, 3>(policies, {7, 5, 11}, 2, Boundary::fixed,
+                                      3);
+  check_heat_varcoef<Space, float, 2>(policies, {133, 257}, 1, Boundary::fixed,
+                                      10);
+  check_heat_varcoef<Space, double, 2>(policies, {129, 263}, 2,
                                        Boundary::periodic, 9);
 }
 
@@ -136,7 +121,7 @@ template <class Space, class T, class Op, class Reaction>
 void check_two_species(Op const& op, std::array<int, 2> extents, int halo,
                        Boundary boundary, int steps, Reaction reaction,
                        double diffusion_u, double diffusion_v) {
-  for_each_fields_policy<Space>(
+  EveryFieldsPolicy<Space>{}(
       2, boundary, [&](auto policy, char const* name) {
         std::string const what =
             std::string(Op::name) + " " + name + " steps " +
@@ -225,7 +210,7 @@ TYPED_TEST(Fields, PositionAndTimeReachTheFunctor) {
   // Several tiles of the native kernels, and hooks every 2 steps, which cut
   // temporal blocking's blocks of 3.
   constexpr int ny = 37, nx = 301;
-  for_each_fields_policy<Space>(
+  EveryFieldsPolicy<Space>{}(
       2, Boundary::fixed, [&](auto policy, char const* name) {
         stencil::State<double, 2, typename Space::memory_space> s(
             "source", {ny, nx}, stencil::field_specs<Source>({"u"}),

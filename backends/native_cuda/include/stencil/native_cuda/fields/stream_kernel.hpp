@@ -323,20 +323,20 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
                    static_cast<unsigned>(n + 2 * halo));
   };
   int const cross_ny = p.layout.ny;  // the cross-section's y (3D)
-  bool const x_interior =
+  bool const column_interior =
       inside(p.wrap_x, x, nx) & (Rank != 3 || inside(p.wrap_y, cy, cross_ny));
-  bool const x_loadable = in_padded(p.wrap_x, x, nx) &
-                          (Rank != 3 || in_padded(p.wrap_y, cy, cross_ny));
+  bool const column_loadable = in_padded(p.wrap_x, x, nx) &
+                               (Rank != 3 || in_padded(p.wrap_y, cy, cross_ny));
   int const gx = p.wrap_x ? wrapped(x, nx) : x;
   int const gy = Rank == 3 && p.wrap_y ? wrapped(cy, cross_ny) : cy;
   // This thread's column of the padded buffers (column 0 if it lies
   // outside, so that the address stays valid where the load is skipped).
-  int const column_offset = !x_loadable ? 0
+  int const column_offset = !column_loadable ? 0
                             : Rank == 3
                                 ? (gy + halo) * p.layout.stride_y + gx + halo
                                 : gx + halo;
   int const stride = Rank == 3 ? p.layout.stride_z : p.layout.stride_y;
-  bool const x_output =
+  bool const column_output =
       (tx >= reach) & (tx < reach + p.valid_width) & (x < nx) &
       (Rank != 3 ||
        ((ty >= reach) & (ty < reach + p.valid_height) & (cy < cross_ny)));
@@ -383,7 +383,7 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
   // Buffer column `from` at buffer row y, 0 outside the padded array.
   auto load = [&](T const* from, int y) {
     T v = T(0);
-    if (x_loadable & row_loadable(y)) v = *at_row(from, y);
+    if (column_loadable & row_loadable(y)) v = *at_row(from, y);
     return v;
   };
   // Ring of field f at level t (1 - levels .. depth - 1; 0 for a
@@ -521,9 +521,10 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
       In const in{column, row, before, j, y, gy, gx, time};
       T value[written_count];
       stencil::detail::functor_values<T, Fields>(p.op(in), value);
-      bool const interior = !guarded || (x_interior & row_interior(y));
+      bool const interior = !guarded || (column_interior & row_interior(y));
       bool const output =
-          guarded ? x_output & (a + j >= y_begin) & (a + j < y_end) : x_output;
+          guarded ? column_output & (a + j >= y_begin) & (a + j < y_end)
+                  : column_output;
       for_each_field<Fields>([&](auto field) {
         constexpr int f = decltype(field)::value;
         if constexpr (Fields::written[f]) {
@@ -610,7 +611,7 @@ __device__ __forceinline__ void stream_segment(StreamParams<T, Op> const& p,
   // grid's left and right edges. The branch is uniform in the warp (the
   // iteration holds no barrier), so the guarded code's selects and
   // predicated loads cost only the warps that need them.
-  bool const warp_interior = __all_sync(0xffffffffu, x_interior);
+  bool const warp_interior = __all_sync(0xffffffffu, column_interior);
   for (int k0 = 0; k0 < iterations; k0 += A) {
     for_each_constant<A>([&](auto stage) {
       int const k = k0 + decltype(stage)::value;

@@ -81,17 +81,21 @@ void plan_stream(Plan& p, std::string_view policy_name, int requested_depth) {
   int depth = requested_depth > 0 ? requested_depth
                                   : stream_default_depth<Fields, rank>();
   if (requested_depth == 0) {
-    // The default: the deepest (up to the default above) at which two
-    // blocks share a multiprocessor. One block alone leaves the latency of
-    // its shared-memory and global loads exposed at every barrier, and lost
-    // to a shallower depth with more blocks (docs/decisions/auto-fields.md).
+    // The default: in 2D the deepest (up to the default above) at which
+    // two blocks share a multiprocessor. One block alone leaves the latency
+    // of its shared-memory and global loads exposed at every barrier, and
+    // lost to a shallower depth with more blocks. In 3D a block has twice
+    // the threads, and depth 2 alone beat depth 1 with two blocks
+    // (wave3d-r2 double), so one block is enough there
+    // (docs/decisions/auto-fields.md).
+    int const fewest_blocks = rank == 3 ? 1 : 2;
     auto blocks_per_sm = [&](int d) {
       auto const function = stream_function<T, Op>(d);
       allow_dynamic_shared(function, device.shared_per_block_optin);
       return resident_blocks_per_sm(function, S::threads,
                                     S::template shared_bytes<T>(d));
     };
-    while (depth > 1 && blocks_per_sm(depth) < 2) --depth;
+    while (depth > 1 && blocks_per_sm(depth) < fewest_blocks) --depth;
   }
   int const rim_limit = (rank == 3 ? S::Tile::y : S::Tile::x);
   bool const rims_fit = stream_valid_height<Fields, rank>(depth) >= 1 &&
