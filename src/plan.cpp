@@ -88,8 +88,8 @@ std::ostream& operator<<(std::ostream& out, Plan const& p) {
     Tile const& l = p.native_cuda.loaded_tile;
     if (p.rank == 3) {
       out << ", tiles of " << l.x << " x " << l.y << " columns (" << p.tile.x
-          << " x " << p.tile.y << " valid) streamed down in shares of "
-          << p.tile.z << " planes";
+          << " x " << p.tile.y << " valid) streamed down in bands of "
+          << p.tile.z << " planes, tile by tile";
     } else {
       out << ", strips of " << l.x << " columns (" << p.tile.x
           << " valid) streamed down in shares of " << p.tile.y << " rows";

@@ -193,10 +193,17 @@ struct StreamParams {
   int valid_height = 1;  // along y (rank 3)
   int strips = 1;        // tiles of the cross-section
   int strips_x = 1;      // of them along x
-  /// Rows per block of the strips' rows laid end to end: a share may end
-  /// in one strip and go on in the next, so every block gets the same work
-  /// whatever the extents.
+  /// 2D: rows per block of the strips' rows laid end to end: a share may
+  /// end in one strip and go on in the next, so every block gets the same
+  /// work whatever the extents.
   int share = 1;
+  /// 3D: planes per band (0 in 2D). The work is (band, tile) units, band
+  /// by band and tile by tile along x then y, dealt to the blocks in turn,
+  /// so that the blocks resident at once stream nearby planes. Shares of
+  /// whole tiles' columns, as in 2D, spread them over the grid's whole
+  /// depth (gigabytes apart on a large grid), and ran slower at every depth
+  /// (docs/decisions/auto-fields.md).
+  int band = 0;
   bool wrap_x = false, wrap_y = false, wrap_z = false;
   double t0 = 0.0, dt = 1.0;
 };
@@ -646,6 +653,17 @@ __global__ void __launch_bounds__(
   __syncthreads();
   // The slices along the streamed axis (y in 2D, z in 3D).
   int const ny = Op::rank == 3 ? p.layout.nz : p.layout.ny;
+  if (p.band > 0) {
+    int const bands = (ny + p.band - 1) / p.band;
+    long long const units = static_cast<long long>(bands) * p.strips;
+    for (long long unit = blockIdx.x; unit < units; unit += gridDim.x) {
+      int const strip = static_cast<int>(unit % p.strips);
+      int const y_begin = static_cast<int>(unit / p.strips) * p.band;
+      stream_segment<T, Op, Depth>(p, shared, strip, y_begin,
+                                   min(ny, y_begin + p.band));
+    }
+    return;
+  }
   long long const begin = static_cast<long long>(blockIdx.x) * p.share;
   long long const end =
       min(begin + p.share, static_cast<long long>(p.strips) * ny);

@@ -26,12 +26,13 @@ namespace stencil::native_cuda::fields {
 /// The default depth, within the compiled levels. In 2D the widest at a
 /// rim (radius x depth cells per side) of 8: a strip of 256 columns keeps
 /// 15/16 of them. In 3D the rim eats the tile's 16 rows as well as its 32
-/// columns: depth 2 at radius 1 and 2, the best depth on four of the six
-/// 3D solver rows measured, and 1 beyond (docs/decisions/auto-fields.md).
+/// columns: depth 3 at radius 1 (plan_stream takes 2 where 3 spills), 2 at
+/// radius 2 and 1 beyond, the best depths measured on the 3D solvers
+/// (docs/decisions/auto-fields.md).
 template <class Fields, int Rank>
 constexpr int stream_default_depth() {
   int const r = Fields::radius > 0 ? Fields::radius : 1;
-  int const d = Rank == 3 ? (r <= 2 ? 2 : 1) : 8 / r;
+  int const d = Rank == 3 ? (r == 1 ? 3 : r == 2 ? 2 : 1) : 8 / r;
   return std::clamp(d, 1, stream_max_depth<Rank>);
 }
 
@@ -96,6 +97,14 @@ void plan_stream(Plan& p, std::string_view policy_name, int requested_depth) {
                                     S::template shared_bytes<T>(d));
     };
     while (depth > 1 && blocks_per_sm(depth) < fewest_blocks) --depth;
+    // In 3D, a kernel that spills registers at depth 3 lost to depth 2
+    // (heat-varcoef3d, whose coefficient ring adds its loads).
+    auto spills = [&](int d) {
+      cudaFuncAttributes a{};
+      STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&a, stream_function<T, Op>(d)));
+      return a.localSizeBytes > 0;
+    };
+    if (rank == 3 && depth == 3 && spills(depth)) depth = 2;
   }
   int const rim_limit = (rank == 3 ? S::Tile::y : S::Tile::x);
   bool const rims_fit = stream_valid_height<Fields, rank>(depth) >= 1 &&
@@ -154,13 +163,38 @@ void plan_stream(Plan& p, std::string_view policy_name, int requested_depth) {
   long long const blocks =
       std::max(1LL, std::min(most_blocks, (rows + fewest - 1) / fewest));
   long long const share = (rows + blocks - 1) / blocks;
+  // 3D: bands of planes (stream_kernel.hpp's StreamParams::band). Each
+  // band of a tile streams its pipeline's fill again, and the last round
+  // of units leaves blocks idle: the plan takes the number of bands with
+  // the least time in the slowest block, among bands of at most 16 fills.
+  // Longer bands let the blocks resident at once spread over more planes,
+  // and ran slower (docs/decisions/auto-fields.md).
+  int band = nz;
+  long long band_blocks = blocks;
+  if constexpr (rank == 3) {
+    long long const fill = fewest / 2;
+    long long const longest = 16 * fill;
+    long long best = -1;
+    for (int k = 1; k == 1 || nz / k >= 2 * fill; ++k) {
+      int const b = (nz + k - 1) / k;
+      if (b > longest && nz / (k + 1) >= 2 * fill) continue;
+      long long const units = tiles * ((nz + b - 1) / b);
+      long long const used = std::min(most_blocks, units);
+      long long const time = (units + used - 1) / used * (b + fill);
+      if (best < 0 || time < best) {
+        best = time;
+        band = b;
+        band_blocks = used;
+      }
+    }
+  }
   p.backend = Backend::native_cuda;
   p.policy = PolicyKind::temporal_blocking;
   p.depth = depth;
-  // tile: the valid columns, then the share of slices along the streamed
-  // axis (y in 2D, z in 3D).
+  // tile: the valid columns, then the band of planes (3D) or the share of
+  // rows (2D).
   if constexpr (rank == 3) {
-    p.tile = {valid_x, valid_y, static_cast<int>(share)};
+    p.tile = {valid_x, valid_y, band};
   } else {
     p.tile = {valid_x, static_cast<int>(share), 1};
   }
@@ -169,7 +203,8 @@ void plan_stream(Plan& p, std::string_view policy_name, int requested_depth) {
   p.native_cuda.columns_per_thread = 1;
   p.team_size = S::threads;
   p.scratch_bytes = bytes;
-  p.blocks = static_cast<int>((rows + share - 1) / share);
+  p.blocks = rank == 3 ? static_cast<int>(band_blocks)
+                       : static_cast<int>((rows + share - 1) / share);
   p.blocks_per_sm = per_sm;
   p.registers = attributes.numRegs;
   p.local_memory_bytes = static_cast<int>(attributes.localSizeBytes);
@@ -197,7 +232,7 @@ void launch_stream(Kokkos::Cuda const& space,
     params.valid_height = p.tile.y;
     params.strips =
         params.strips_x * ((params.layout.ny + p.tile.y - 1) / p.tile.y);
-    params.share = p.tile.z;
+    params.band = p.tile.z;
   } else {
     params.strips = params.strips_x;
     params.share = p.tile.y;
@@ -212,7 +247,9 @@ void launch_stream(Kokkos::Cuda const& space,
   long long const rows = static_cast<long long>(params.strips) *
                          (Rank == 3 ? params.layout.nz : params.layout.ny);
   auto const blocks =
-      static_cast<unsigned>((rows + params.share - 1) / params.share);
+      Rank == 3
+          ? static_cast<unsigned>(p.blocks)
+          : static_cast<unsigned>((rows + params.share - 1) / params.share);
   std::size_t const bytes = S::template shared_bytes<T>(depth);
   auto const function = stream_function<T, Op>(depth);
   allow_dynamic_shared(function, bytes);
