@@ -38,6 +38,13 @@ struct AtDepth {
   }
 };
 
+/// What `plan` prints.
+std::string printed(stencil::Plan const& plan) {
+  std::ostringstream out;
+  out << plan;
+  return out.str();
+}
+
 /// 0 (the plan's default), then 1 to `deepest`.
 template <class F>
 void each_depth(int deepest, F&& f) {
@@ -123,23 +130,19 @@ TEST(FieldsStream3D, PlanRefusalsAndAuto) {
       "mixed", {13, 29, 61}, stencil::field_specs<Op>({"u", "w", "k"}),
       {.halo = 2});
   auto const p = stencil::plan(Space{}, s, Op{}, TemporalBlocking{});
-  std::ostringstream text;
-  text << p;
-  EXPECT_NE(text.str().find("tiles of 32 x 16 columns"), std::string::npos)
-      << text.str();
+  std::string const text = printed(p);
+  EXPECT_NE(text.find("tiles of 32 x 16 columns"), std::string::npos) << text;
   EXPECT_EQ(p.depth, 2) << "the default at radius 2";
   // Its 13 planes are one band; a taller z is cut into bands.
-  EXPECT_EQ(p.tile.z, 13) << text.str();
+  EXPECT_EQ(p.tile.z, 13) << text;
   stencil::State<float, 3, Kokkos::CudaSpace> tall(
       "tall", {67, 20, 40}, stencil::field_specs<Op>({"u", "w", "k"}),
       {.halo = 2});
   auto const banded = stencil::plan(Space{}, tall, Op{}, TemporalBlocking{});
-  std::ostringstream banded_text;
-  banded_text << banded;
-  EXPECT_LT(banded.tile.z, 67) << banded_text.str();
-  EXPECT_NE(banded_text.str().find("streamed down in bands of"),
-            std::string::npos)
-      << banded_text.str();
+  std::string const banded_text = printed(banded);
+  EXPECT_LT(banded.tile.z, 67) << banded_text;
+  EXPECT_NE(banded_text.find("streamed down in bands of"), std::string::npos)
+      << banded_text;
   // At radius 1 the default is depth 3 where it is compiled (the wave does
   // not spill there).
   using Wave = stencil::suite::Wave<3, 1>;
