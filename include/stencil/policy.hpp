@@ -118,8 +118,11 @@ struct StreamingSweep {
 /// runs single-field stencils and multi-field ones whose fields keep one
 /// or two time levels (a leapfrog). The plan refuses a domain the device's
 /// registers cannot hold and says how large one may be. 0 lets the plan
-/// choose; `cells_per_thread` and `block_halo` are compiled per stencil
-/// and value type (the plan names them), `grid_halo` is any multiple of
+/// choose; `cells_per_thread` is one of the shapes compiled per stencil
+/// and value type (32, and 64 for a float stencil of one written field;
+/// fewer cells for more fields or coefficients; the plan takes the
+/// narrowest that holds the domain and the refusal names them),
+/// `block_halo` follows from it, and `grid_halo` is any multiple of
 /// `block_halo` that leaves blocks cells of their own.
 struct RegisterResident {
   int cells_per_thread = 0;

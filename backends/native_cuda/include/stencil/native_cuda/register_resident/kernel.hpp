@@ -19,6 +19,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace stencil::native_cuda::register_resident {
 
@@ -36,27 +37,45 @@ __host__ __device__ constexpr int exchanged_before() {
   }
 }
 
-/// The compiled shape of the kernel for values `T` and a multi-field
-/// functor `Op`: every register array of G cells (two per written field,
-/// the current level and the one the step writes; one per coefficient)
-/// must fit beside the step's temporaries, so G shrinks as the fields and
-/// the value size grow.
+/// The cells per thread of the kernels compiled for values `T` and a
+/// multi-field functor `Op`. Every register array of G cells (two per
+/// written field, the current level and the one the step writes; one per
+/// coefficient) must fit beside the step's temporaries, so G shrinks as the
+/// fields and the value size grow. `narrow` keeps 64 registers of float
+/// values (128 of double) a thread; `wide`, 0 where none is compiled,
+/// twice the cells of a float functor of at most two arrays: a block then
+/// holds twice the domain and overlaps its warps and its neighbours by the
+/// same cells, so it recomputes a smaller part of what it computes.
 template <class T, class Op>
+struct ShapeChoices {
+  using Fields = typename Op::fields;
+  static constexpr int arrays = 2 * Fields::written_count +
+                                (Fields::count - Fields::written_count);
+  static constexpr int words = sizeof(T) > 4 ? 2 : 1;
+  static constexpr int value_words = words == 1 ? 64 : 128;
+  static constexpr int fitting = value_words / (arrays * words) / 8 * 8;
+  static constexpr int narrow = fitting > 32 ? 32 : (fitting < 8 ? 8 : fitting);
+  static constexpr int wide = words == 1 && arrays <= 2 ? 64 : 0;
+};
+
+/// The compiled shape of the kernel of G cells per thread
+/// (ShapeChoices) for values `T` and a multi-field functor `Op`.
+template <class T, class Op, int G>
 struct Shape {
   using Fields = typename Op::fields;
   static constexpr int radius = Fields::radius;
   static constexpr int written = Fields::written_count;
   static constexpr int coefficients = Fields::count - written;
-  static constexpr int arrays = 2 * written + coefficients;
   static constexpr int words = sizeof(T) > 4 ? 2 : 1;
-  /// Double needs twice the registers per value, so its blocks are smaller.
+  static constexpr int cells_per_thread = G;
+  /// Threads of a block, one block per multiprocessor: 384 in float (up
+  /// to 168 registers a thread), 256 in double (up to 255). The wide float
+  /// shape spills a few registers at 384 threads, and yet ran ahead of 256
+  /// threads at radius 1 and 4 (docs/decisions/register-resident.md).
   static constexpr int threads = words == 1 ? 384 : 256;
   static constexpr int warps = threads / 32;
-  static constexpr int value_words = words == 1 ? 64 : 128;
-  static constexpr int fitting = value_words / (arrays * words) / 8 * 8;
-  static constexpr int cells_per_thread = fitting > 32
-                                              ? 32
-                                              : (fitting < 8 ? 8 : fitting);
+  /// One bit per register cell of a thread (the grid exchange's masks).
+  using cell_mask = std::conditional_t<(G > 32), std::uint64_t, unsigned>;
   /// The warp halo: whole lanes, an even number of steps deep, at least
   /// 64 cells so that a block barrier comes at most every 64/radius steps.
   static constexpr int two_r = 2 * (radius > 0 ? radius : 1);
@@ -85,12 +104,17 @@ struct Shape {
       std::size_t{1} * warps * 32 * (cells_per_thread + 1) * sizeof(T);
   static constexpr std::size_t shared_bytes =
       exchange_bytes > staging_bytes ? exchange_bytes : staging_bytes;
-  /// Pairs of steps per iteration of the step loop: with two at radius 1
-  /// to 3, the register allocator placed the arrays differently at the end
-  /// of an iteration than at its start and copied them back every
-  /// iteration (21 moves per 4 steps on the float radius-1 wave); four
-  /// made radius 4 slower, so it keeps two.
-  static constexpr int unrolled_pairs = radius <= 3 ? 4 : 2;
+  /// Pairs of steps per iteration of the step loop: the most, up to four,
+  /// whose updates stay within 1792 FMAs (G x (2r + 1) a step). With fewer
+  /// at radius 1, the register allocator placed the arrays differently at
+  /// the end of an iteration than at its start and copied them back every
+  /// iteration (21 moves per 4 steps on the float radius-1 wave); with
+  /// more, the loop outgrew the instruction cache: four pairs made radius
+  /// 4 slower at 32 cells per thread, as they did radius 2 and 3 at 64.
+  static constexpr int pair_fmas = 2 * cells_per_thread * (2 * radius + 1);
+  static constexpr int unrolled_pairs = 4 * pair_fmas <= 1792   ? 4
+                                        : 2 * pair_fmas <= 1792 ? 2
+                                                                : 1;
   static_assert(warp_owned > 0, "the warp halo leaves a warp no cells");
   static_assert(warps >= 2, "a thread of each of two warps waits for a flag");
 };
@@ -148,9 +172,9 @@ struct RegisterCentre {
 /// field slot w (array `parity` is level 0), `coefficient[c]` the
 /// read-only fields, and the shuffled neighbour cells of every field's
 /// level 0.
-template <class T, class Op>
+template <class T, class Op, int CellsPerThread>
 struct Registers {
-  using S = Shape<T, Op>;
+  using S = Shape<T, Op, CellsPerThread>;
   static constexpr int G = S::cells_per_thread;
   static constexpr int R = S::radius;
   T level[S::written][2][G];
@@ -160,11 +184,11 @@ struct Registers {
 };
 
 /// The `in` of register cell I at step parity P.
-template <class T, class Op, int P, int I>
+template <class T, class Op, int G, int P, int I>
 struct RegisterCell {
   using fields_type = typename Op::fields;
   using value_type = T;
-  using Regs = Registers<T, Op>;
+  using Regs = Registers<T, Op, G>;
   Regs const& r;
   int x;
   double t;
@@ -214,13 +238,13 @@ __device__ __forceinline__ void shuffle_neighbours(T const (&cells)[G],
   }
 }
 
-template <class T, class Op>
-__global__ void __launch_bounds__(Shape<T, Op>::threads, 1)
+template <class T, class Op, int G>
+__global__ void __launch_bounds__(Shape<T, Op, G>::threads, 1)
     resident_steps(Params<T, Op> p) {
-  using S = Shape<T, Op>;
+  using S = Shape<T, Op, G>;
   using Fields = typename Op::fields;
-  using Regs = Registers<T, Op>;
-  constexpr int G = S::cells_per_thread, R = S::radius, W = S::written;
+  using Regs = Registers<T, Op, G>;
+  constexpr int R = S::radius, W = S::written;
   constexpr int HW = S::block_halo, hwL = S::warp_halo_lanes;
   constexpr int E = S::exchanged, WARPS = S::warps;
   extern __shared__ __align__(16) unsigned char shared_raw[];
@@ -318,7 +342,7 @@ __global__ void __launch_bounds__(Shape<T, Op>::threads, 1)
       constexpr int i = decltype(ic)::value;
       NewValues<T, W> out;
       stencil::detail::functor_values<T, Fields>(
-          p.op(RegisterCell<T, Op, P, i>{r, base + i, time}), out.value);
+          p.op(RegisterCell<T, Op, G, P, i>{r, base + i, time}), out.value);
       constexpr bool low_halo = i >= G - R, high_halo = i < R;
       if constexpr (low_halo || high_halo) {
         bool const keep = low_halo ? keep_low : keep_high;
@@ -412,19 +436,21 @@ __global__ void __launch_bounds__(Shape<T, Op>::threads, 1)
   int const low_block = b == 0 ? B - 1 : b - 1;
   int const high_block = b + 1 == B ? 0 : b + 1;
   // Which of the thread's cells each part of the exchange moves, one bit
-  // per cell: bit masks, not a predicate per cell, so that they cost two
-  // registers while every register array is live.
+  // per cell: bit masks (S::cell_mask), not a predicate per cell, so that
+  // they cost two to four registers while every register array is live.
   auto cells_in = [&](int lo, int hi) {  // domain indices [lo, hi)
     int const a = min(max(lo - base, 0), G), z = min(max(hi - base, 0), G);
-    auto const below = [](int k) { return k >= 32 ? ~0u : (1u << k) - 1u; };
+    using M = typename S::cell_mask;
+    constexpr int bits = 8 * sizeof(M);
+    auto const below = [](int k) { return k >= bits ? ~M{0} : (M{1} << k) - 1; };
     return below(z) & ~below(a);
   };
-  unsigned const own = [&] {
+  auto const own = [&] {
     int const a = w == 0 ? 0 : S::warp_halo - lane * G;
     int const z = w + 1 == WARPS ? G : S::warp_owned + S::warp_halo - lane * G;
     return cells_in(base + a, base + z) & cells_in(start, end);
   }();
-  unsigned const sent =
+  auto const sent =
       own & (cells_in(start, start + hb) | cells_in(end - hb, end));
   // The halo beyond each end is taken in whole lanes: the left one starts
   // a lane, and a lane that holds the right end's last own cells takes
@@ -443,7 +469,7 @@ __global__ void __launch_bounds__(Shape<T, Op>::threads, 1)
       T* const row = edges + static_cast<std::int64_t>(e) * n;
 #pragma unroll
       for (int i = 0; i < G; ++i) {
-        if ((sent >> i) & 1u) __stcg(row + (base + i), cells[i]);
+        if ((sent >> i) & 1) __stcg(row + (base + i), cells[i]);
       }
     });
     __syncthreads();

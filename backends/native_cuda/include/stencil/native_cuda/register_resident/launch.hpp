@@ -108,9 +108,125 @@ inline bool partition_fits(Partition const& part, int owned_most,
 /// The deepest grid halo the plan chooses by itself, in block halos.
 inline constexpr int deepest_default_grid_halo = 8;
 
-template <class T, class Op>
+template <class T, class Op, int G>
 auto kernel_function() {
-  return &resident_steps<T, Op>;
+  return &resident_steps<T, Op, G>;
+}
+
+/// The most cells the shape of G cells per thread holds on `device`: every
+/// block it fits on the device, each owning its span less a grid halo of
+/// one block halo on each side (the shallowest); 0 where it does not fit.
+template <class T, class Op, int G>
+long long shape_capacity(DeviceLimits const& device) {
+  using S = Shape<T, Op, G>;
+  auto const function = kernel_function<T, Op, G>();
+  if (!shared_memory_fits(function, S::shared_bytes, device)) return 0;
+  int const per_sm =
+      resident_blocks_per_sm(function, S::threads, S::shared_bytes);
+  return static_cast<long long>(per_sm) * device.multiprocessors *
+         (S::span - 2 * S::radius * S::block_halo);
+}
+
+/// The plan of the shape of G cells per thread.
+template <class T, class Op, int G>
+void plan_shape(Plan& p, RegisterResident const& policy,
+                DeviceLimits const& device) {
+  constexpr std::string_view name = "RegisterResident";
+  using S = Shape<T, Op, G>;
+  constexpr int radius = Op::fields::radius;
+  STENCIL_EXPECT(policy.block_halo == 0 || policy.block_halo == S::block_halo,
+                 name, ": block_halo is ", policy.block_halo,
+                 "; this stencil's kernel refreshes its warps' overlap "
+                 "every ",
+                 S::block_halo, " steps (whole lanes of ",
+                 S::cells_per_thread, " cells at radius ", radius,
+                 "); use 0 or ", S::block_halo);
+  int const n = p.extents[2];
+  auto const function = kernel_function<T, Op, G>();
+  STENCIL_EXPECT_SUPPORTED(
+      shared_memory_fits(function, S::shared_bytes, device), name,
+      ": CUDA refused ", S::shared_bytes,
+      " bytes of shared memory for the warp halos on ", device.name);
+  cudaFuncAttributes attributes{};
+  STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, function));
+  int const per_sm =
+      resident_blocks_per_sm(function, S::threads, S::shared_bytes);
+  long long const most_blocks =
+      static_cast<long long>(per_sm) * device.multiprocessors;
+
+  // The default: the fewest blocks per multiprocessor, since every block
+  // computes its whole span whatever it owns, and then the deepest grid
+  // halo, up to `deepest_default_grid_halo` block halos, that shares the
+  // domain among that many blocks. Every exchange between blocks waits
+  // for a flag's round trip through L2 between block barriers; a deeper
+  // halo pays it less often and recomputes more of the neighbours' cells
+  // in between, and up to that depth the first outweighed the second
+  // (docs/decisions/register-resident.md). A domain no depth fits gets
+  // one block halo, which holds the most, and the refusal below.
+  auto const fits = [&](int steps, long long blocks) {
+    int const cells = radius * steps, most = S::span - 2 * cells;
+    if (most < cells) return false;
+    Partition const part = partition(n, most, S::cells_per_thread);
+    return part.blocks <= blocks &&
+           partition_fits(part, most, cells, S::cells_per_thread);
+  };
+  int grid_halo = policy.grid_halo;
+  for (int per = 1; grid_halo == 0 && per <= per_sm; ++per) {
+    for (int k = deepest_default_grid_halo; grid_halo == 0 && k >= 1; --k) {
+      if (fits(k * S::block_halo,
+               static_cast<long long>(per) * device.multiprocessors)) {
+        grid_halo = k * S::block_halo;
+      }
+    }
+  }
+  if (grid_halo == 0) grid_halo = S::block_halo;
+  int const hb = radius * grid_halo;
+  int const owned_most = S::span - 2 * hb;
+  int const most_grid_halo =
+      S::span / (3 * radius) / S::block_halo * S::block_halo;
+  STENCIL_EXPECT(
+      grid_halo > 0 && grid_halo % S::block_halo == 0 && owned_most >= hb,
+      name, ": grid_halo is ", policy.grid_halo,
+      "; blocks exchange their overlap at a multiple of the "
+      "block halo (",
+      S::block_halo,
+      " steps) that leaves a block more cells "
+      "than its neighbours read: use 0 or a multiple of ",
+      S::block_halo, " up to ", most_grid_halo);
+  long long const capacity = most_blocks * owned_most;
+  STENCIL_EXPECT_SUPPORTED(
+      per_sm >= 1 && n <= capacity, name,
+      " holds the whole domain in "
+      "registers: ",
+      most_blocks, " blocks of ", S::threads, " threads x ",
+      S::cells_per_thread, " cells, ", owned_most,
+      " of them each a block's own, hold at most ", capacity,
+      " cells of this stencil on ", device.name, "; this domain has ", n,
+      " (use TemporalBlocking, which streams any size; Auto does)");
+  Partition const part = partition(n, owned_most, S::cells_per_thread);
+  STENCIL_EXPECT_SUPPORTED(
+      part.blocks <= most_blocks &&
+          partition_fits(part, owned_most, hb, S::cells_per_thread),
+      name, ": a domain of ", n,
+      " cells cannot be shared among blocks "
+      "that each own the ",
+      hb, " cells (radius x grid_halo) their neighbours read and a lane of ",
+      S::cells_per_thread, " more, in whole lanes; use at least ",
+      2 * (hb + 2 * S::cells_per_thread), " cells, or a smaller grid_halo");
+  p.backend = Backend::native_cuda;
+  p.policy = PolicyKind::register_resident;
+  p.depth = 1;  // a launch runs the call; see native_cuda.grid_halo
+  p.tile = {owned_most, 1, 1};
+  p.native_cuda.cells_per_thread = S::cells_per_thread;
+  p.native_cuda.block_halo = S::block_halo;
+  p.native_cuda.grid_halo = grid_halo;
+  p.team_size = S::threads;
+  p.scratch_bytes = S::shared_bytes;
+  p.blocks = part.blocks;
+  p.blocks_per_sm = per_sm;
+  p.registers = attributes.numRegs;
+  p.local_memory_bytes = static_cast<int>(attributes.localSizeBytes);
+  p.device = device.name;
 }
 
 /// The plan of RegisterResident for the multi-field functor `Op` (a
@@ -127,8 +243,6 @@ void plan(Plan& p, RegisterResident const& policy) {
                              " does not run this stencil: ", not_compiled<Op>(),
                              "; use TemporalBlocking, Naive or Auto");
   } else {
-    using S = Shape<T, Op>;
-    constexpr int radius = Op::fields::radius;
     Boundary const low = p.sides[2][0], high = p.sides[2][1];
     STENCIL_EXPECT_SUPPORTED(
         (low == Boundary::fixed || low == Boundary::periodic) && low == high,
@@ -138,107 +252,37 @@ void plan(Plan& p, RegisterResident const& policy) {
         "domain's are ",
         stencil::detail::sides_text(p.sides, 1),
         "; use StreamingSweep, Naive or SpatialBlocking");
+    using C = ShapeChoices<T, Op>;
+    int const asked = policy.cells_per_thread;
+    std::string const compiled =
+        C::wide > 0 ? std::to_string(C::narrow) + " or " +
+                          std::to_string(C::wide)
+                    : std::to_string(C::narrow);
     STENCIL_EXPECT(
-        policy.cells_per_thread == 0 ||
-            policy.cells_per_thread == S::cells_per_thread,
-        name, ": cells_per_thread is ", policy.cells_per_thread,
-        "; this stencil's kernel is compiled for ", S::cells_per_thread,
+        asked == 0 || asked == C::narrow || (C::wide > 0 && asked == C::wide),
+        name, ": cells_per_thread is ", asked,
+        "; this stencil's kernels are compiled for ", compiled,
         " cells per thread (registers hold two arrays of them per written "
-        "field); use 0 or ",
-        S::cells_per_thread);
-    STENCIL_EXPECT(policy.block_halo == 0 || policy.block_halo == S::block_halo,
-                   name, ": block_halo is ", policy.block_halo,
-                   "; this stencil's kernel refreshes its warps' overlap "
-                   "every ",
-                   S::block_halo, " steps (whole lanes of ",
-                   S::cells_per_thread, " cells at radius ", radius,
-                   "); use 0 or ", S::block_halo);
-    int const n = p.extents[2];
-    auto const function = kernel_function<T, Op>();
-    STENCIL_EXPECT_SUPPORTED(
-        shared_memory_fits(function, S::shared_bytes, device), name,
-        ": CUDA refused ", S::shared_bytes,
-        " bytes of shared memory for the warp halos on ", device.name);
-    cudaFuncAttributes attributes{};
-    STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, function));
-    int const per_sm =
-        resident_blocks_per_sm(function, S::threads, S::shared_bytes);
-    long long const most_blocks =
-        static_cast<long long>(per_sm) * device.multiprocessors;
-
-    // The default: the fewest blocks per multiprocessor, since every block
-    // computes its whole span whatever it owns, and then the deepest grid
-    // halo, up to `deepest_default_grid_halo` block halos, that shares the
-    // domain among that many blocks. Every exchange between blocks waits
-    // for a flag's round trip through L2 between block barriers; a deeper
-    // halo pays it less often and recomputes more of the neighbours' cells
-    // in between, and up to that depth the first outweighed the second
-    // (docs/decisions/register-resident.md). A domain no depth fits gets
-    // one block halo, which holds the most, and the refusal below.
-    auto const fits = [&](int steps, long long blocks) {
-      int const cells = radius * steps, most = S::span - 2 * cells;
-      if (most < cells) return false;
-      Partition const part = partition(n, most, S::cells_per_thread);
-      return part.blocks <= blocks &&
-             partition_fits(part, most, cells, S::cells_per_thread);
-    };
-    int grid_halo = policy.grid_halo;
-    for (int per = 1; grid_halo == 0 && per <= per_sm; ++per) {
-      for (int k = deepest_default_grid_halo; grid_halo == 0 && k >= 1; --k) {
-        if (fits(k * S::block_halo,
-                 static_cast<long long>(per) * device.multiprocessors)) {
-          grid_halo = k * S::block_halo;
-        }
+        "field and one per coefficient); use 0 or ",
+        compiled);
+    if constexpr (C::wide > 0) {
+      // The default: the narrowest shape that holds the domain. Every
+      // block computes its whole span whatever it owns, so a domain the
+      // narrow shape holds runs on more multiprocessors with it; beyond
+      // it, the wide one (or, past both, the refusal of the one that holds
+      // more).
+      long long const n = p.extents[2];
+      long long const narrow = shape_capacity<T, Op, C::narrow>(device);
+      long long const wide = shape_capacity<T, Op, C::wide>(device);
+      bool const take_wide =
+          asked == C::wide ||
+          (asked == 0 && n > narrow && (n <= wide || wide > narrow));
+      if (take_wide) {
+        plan_shape<T, Op, C::wide>(p, policy, device);
+        return;
       }
     }
-    if (grid_halo == 0) grid_halo = S::block_halo;
-    int const hb = radius * grid_halo;
-    int const owned_most = S::span - 2 * hb;
-    int const most_grid_halo =
-        S::span / (3 * radius) / S::block_halo * S::block_halo;
-    STENCIL_EXPECT(
-        grid_halo > 0 && grid_halo % S::block_halo == 0 && owned_most >= hb,
-        name, ": grid_halo is ", policy.grid_halo,
-        "; blocks exchange their overlap at a multiple of the "
-        "block halo (",
-        S::block_halo,
-        " steps) that leaves a block more cells "
-        "than its neighbours read: use 0 or a multiple of ",
-        S::block_halo, " up to ", most_grid_halo);
-    long long const capacity = most_blocks * owned_most;
-    STENCIL_EXPECT_SUPPORTED(
-        per_sm >= 1 && n <= capacity, name,
-        " holds the whole domain in "
-        "registers: ",
-        most_blocks, " blocks of ", S::threads, " threads x ",
-        S::cells_per_thread, " cells, ", owned_most,
-        " of them each a block's own, hold at most ", capacity,
-        " cells of this stencil on ", device.name, "; this domain has ", n,
-        " (use TemporalBlocking, which streams any size; Auto does)");
-    Partition const part = partition(n, owned_most, S::cells_per_thread);
-    STENCIL_EXPECT_SUPPORTED(
-        part.blocks <= most_blocks &&
-            partition_fits(part, owned_most, hb, S::cells_per_thread),
-        name, ": a domain of ", n,
-        " cells cannot be shared among blocks "
-        "that each own the ",
-        hb, " cells (radius x grid_halo) their neighbours read and a lane of ",
-        S::cells_per_thread, " more, in whole lanes; use at least ",
-        2 * (hb + 2 * S::cells_per_thread), " cells, or a smaller grid_halo");
-    p.backend = Backend::native_cuda;
-    p.policy = PolicyKind::register_resident;
-    p.depth = 1;  // a launch runs the call; see native_cuda.grid_halo
-    p.tile = {owned_most, 1, 1};
-    p.native_cuda.cells_per_thread = S::cells_per_thread;
-    p.native_cuda.block_halo = S::block_halo;
-    p.native_cuda.grid_halo = grid_halo;
-    p.team_size = S::threads;
-    p.scratch_bytes = S::shared_bytes;
-    p.blocks = part.blocks;
-    p.blocks_per_sm = per_sm;
-    p.registers = attributes.numRegs;
-    p.local_memory_bytes = static_cast<int>(attributes.localSizeBytes);
-    p.device = device.name;
+    plan_shape<T, Op, C::narrow>(p, policy, device);
   }
 }
 
@@ -309,9 +353,10 @@ inline int const* device_starts(Kokkos::Cuda const& space, Scratch& s,
 
 /// One cooperative launch of `params.steps` steps: every block must be
 /// resident at once, since each waits for its neighbours.
-template <class T, class Op>
-void launch(Kokkos::Cuda const& space, Plan const& p, Params<T, Op>& params) {
-  using S = Shape<T, Op>;
+template <class T, class Op, int G>
+void launch_shape(Kokkos::Cuda const& space, Plan const& p,
+                  Params<T, Op>& params) {
+  using S = Shape<T, Op, G>;
   int const hb = Op::fields::radius * p.native_cuda.grid_halo;
   Partition const part =
       partition(params.n, S::span - 2 * hb, S::cells_per_thread);
@@ -325,13 +370,26 @@ void launch(Kokkos::Cuda const& space, Plan const& p, Params<T, Op>& params) {
   params.flags = NeighbourFlags{s.flags.data()};
   params.first_round = s.last_round;
   s.last_round += rounds;
-  auto const function = kernel_function<T, Op>();
+  auto const function = kernel_function<T, Op, G>();
   allow_dynamic_shared(function, S::shared_bytes);
   void* arguments[] = {&params};
   STENCIL_CUDA_CHECK(cudaLaunchCooperativeKernel(
       reinterpret_cast<void const*>(function),
       dim3(static_cast<unsigned>(part.blocks)), dim3(S::threads), arguments,
       S::shared_bytes, space.cuda_stream()));
+}
+
+/// The launch of the shape the plan chose.
+template <class T, class Op>
+void launch(Kokkos::Cuda const& space, Plan const& p, Params<T, Op>& params) {
+  using C = ShapeChoices<T, Op>;
+  if constexpr (C::wide > 0) {
+    if (p.native_cuda.cells_per_thread == C::wide) {
+      launch_shape<T, Op, C::wide>(space, p, params);
+      return;
+    }
+  }
+  launch_shape<T, Op, C::narrow>(space, p, params);
 }
 
 /// A multi-field State: the written fields' levels go to a second set of
