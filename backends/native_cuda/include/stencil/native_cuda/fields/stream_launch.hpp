@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Host side of the streaming kernel of several fields, rank 2 and 3
-// (stream_kernel.hpp): its plan (depth, tiles, shares of slices, resources)
-// and its launch of `depth` steps.
+// (stream_kernel.hpp): its plan (depth, tiles, how the slices are dealt to
+// the blocks: shares of rows in 2D, bands of planes in 3D; resources) and
+// its launch of `depth` steps.
 #pragma once
 
 #include <stencil/native_cuda/common/cuda_check.hpp>
@@ -61,12 +62,56 @@ auto stream_function(int depth) {
   (std::make_integer_sequence<int, stream_max_depth<Op::rank>>{});
 }
 
-/// The fewest slices of a block's share: below it the slices streamed before
-/// the first output slice (radius x depth of overlap, lag x depth to fill
-/// the pipeline) outweigh the output.
+/// The slices a block streams before its first output slice: radius x
+/// depth of overlap and lag x depth to fill the pipeline.
 template <class Fields, int Rank>
-constexpr int stream_fewest_rows(int depth) {
-  return 2 * depth * (Fields::radius + StreamShape<Fields, Rank>::lag);
+constexpr int stream_fill(int depth) {
+  return depth * (Fields::radius + StreamShape<Fields, Rank>::lag);
+}
+
+/// How the slices are dealt: `blocks` blocks, each taking units of
+/// `length` slices (2D: one share of the tiles' rows laid end to end; 3D:
+/// bands of planes of one tile, band by band).
+struct StreamWork {
+  long long blocks = 1;
+  int length = 1;
+};
+
+/// 2D: as many blocks as fit at once, each an equal share of the tiles'
+/// rows, but none shorter than twice the fill, below which the fill
+/// outweighs the output.
+inline StreamWork stream_shares(long long rows, long long fill,
+                                long long most_blocks) {
+  long long const fewest = 2 * fill;
+  long long const blocks =
+      std::max(1LL, std::min(most_blocks, (rows + fewest - 1) / fewest));
+  long long const share = (rows + blocks - 1) / blocks;
+  return {(rows + share - 1) / share, static_cast<int>(share)};
+}
+
+/// 3D: bands of planes (stream_kernel.hpp's StreamParams::band). Each band
+/// of a tile streams its fill again, and the last round of units leaves
+/// blocks idle: the number of bands with the least time in the slowest
+/// block, among bands of at most 16 fills. Longer bands let the blocks
+/// resident at once spread over more planes, and ran slower
+/// (docs/decisions/auto-fields.md).
+inline StreamWork stream_bands(int nz, long long tiles, long long fill,
+                               long long most_blocks) {
+  long long const longest = 16 * fill;
+  StreamWork work{std::min(most_blocks, tiles), nz};
+  long long best = -1;
+  for (int k = 1; k == 1 || nz / k >= 2 * fill; ++k) {
+    int const band = (nz + k - 1) / k;
+    if (band > longest && nz / (k + 1) >= 2 * fill) continue;
+    long long const units = tiles * ((nz + band - 1) / band);
+    long long const used = std::min(most_blocks, units);
+    long long const time = (units + used - 1) / used * (band + fill);
+    if (best < 0 || time < best) {
+      best = time;
+      work = {used, band};
+    }
+  }
+  return work;
 }
 
 /// Plans TemporalBlocking of several fields (rank 2 or 3) on the streaming
@@ -154,57 +199,28 @@ void plan_stream(Plan& p, std::string_view policy_name, int requested_depth) {
   int const valid_y = stream_valid_height<Fields, rank>(depth);
   long long const tiles = static_cast<long long>((nx + valid_x - 1) / valid_x) *
                           (rank == 3 ? (ny + valid_y - 1) / valid_y : 1);
-  long long const rows = tiles * (rank == 3 ? nz : ny);
-  // As many blocks as fit at once, each an equal share of the tiles'
-  // slices, but none shorter than the pipeline's fill.
   long long const most_blocks =
       static_cast<long long>(per_sm) * device.multiprocessors;
-  long long const fewest = stream_fewest_rows<Fields, rank>(depth);
-  long long const blocks =
-      std::max(1LL, std::min(most_blocks, (rows + fewest - 1) / fewest));
-  long long const share = (rows + blocks - 1) / blocks;
-  // 3D: bands of planes (stream_kernel.hpp's StreamParams::band). Each
-  // band of a tile streams its pipeline's fill again, and the last round
-  // of units leaves blocks idle: the plan takes the number of bands with
-  // the least time in the slowest block, among bands of at most 16 fills.
-  // Longer bands let the blocks resident at once spread over more planes,
-  // and ran slower (docs/decisions/auto-fields.md).
-  int band = nz;
-  long long band_blocks = blocks;
-  if constexpr (rank == 3) {
-    long long const fill = fewest / 2;
-    long long const longest = 16 * fill;
-    long long best = -1;
-    for (int k = 1; k == 1 || nz / k >= 2 * fill; ++k) {
-      int const b = (nz + k - 1) / k;
-      if (b > longest && nz / (k + 1) >= 2 * fill) continue;
-      long long const units = tiles * ((nz + b - 1) / b);
-      long long const used = std::min(most_blocks, units);
-      long long const time = (units + used - 1) / used * (b + fill);
-      if (best < 0 || time < best) {
-        best = time;
-        band = b;
-        band_blocks = used;
-      }
-    }
-  }
+  long long const fill = stream_fill<Fields, rank>(depth);
+  StreamWork const work = rank == 3
+                              ? stream_bands(nz, tiles, fill, most_blocks)
+                              : stream_shares(tiles * ny, fill, most_blocks);
   p.backend = Backend::native_cuda;
   p.policy = PolicyKind::temporal_blocking;
   p.depth = depth;
   // tile: the valid columns, then the band of planes (3D) or the share of
   // rows (2D).
   if constexpr (rank == 3) {
-    p.tile = {valid_x, valid_y, band};
+    p.tile = {valid_x, valid_y, work.length};
   } else {
-    p.tile = {valid_x, static_cast<int>(share), 1};
+    p.tile = {valid_x, work.length, 1};
   }
   p.native_cuda.loaded_tile = {S::Tile::x, S::Tile::y, 1};
   p.native_cuda.rows_per_thread = S::rows;
   p.native_cuda.columns_per_thread = 1;
   p.team_size = S::threads;
   p.scratch_bytes = bytes;
-  p.blocks = rank == 3 ? static_cast<int>(band_blocks)
-                       : static_cast<int>((rows + share - 1) / share);
+  p.blocks = static_cast<int>(work.blocks);
   p.blocks_per_sm = per_sm;
   p.registers = attributes.numRegs;
   p.local_memory_bytes = static_cast<int>(attributes.localSizeBytes);
@@ -244,12 +260,8 @@ void launch_stream(Kokkos::Cuda const& space,
       params.in[f][k] = state.level(f, -k).data();
     }
   }
-  long long const rows = static_cast<long long>(params.strips) *
-                         (Rank == 3 ? params.layout.nz : params.layout.ny);
-  auto const blocks =
-      Rank == 3
-          ? static_cast<unsigned>(p.blocks)
-          : static_cast<unsigned>((rows + params.share - 1) / params.share);
+  // The plan's blocks: the plan is of this state's extents.
+  auto const blocks = static_cast<unsigned>(p.blocks);
   std::size_t const bytes = S::template shared_bytes<T>(depth);
   auto const function = stream_function<T, Op>(depth);
   allow_dynamic_shared(function, bytes);
