@@ -108,9 +108,10 @@ struct Shape {
   /// whose updates stay within 1792 FMAs (G x (2r + 1) a step). With fewer
   /// at radius 1, the register allocator placed the arrays differently at
   /// the end of an iteration than at its start and copied them back every
-  /// iteration (21 moves per 4 steps on the float radius-1 wave); with
-  /// more, the loop outgrew the instruction cache: four pairs made radius
-  /// 4 slower at 32 cells per thread, as they did radius 2 and 3 at 64.
+  /// iteration (21 moves per 4 steps on the float radius-1 wave); longer
+  /// loops ran slower (four pairs at radius 4 and 32 cells per thread, at
+  /// radius 2 and 3 and 64 cells), as we read it because they outgrow the
+  /// instruction cache (docs/decisions/register-resident.md).
   static constexpr int pair_fmas = 2 * cells_per_thread * (2 * radius + 1);
   static constexpr int unrolled_pairs = 4 * pair_fmas <= 1792   ? 4
                                         : 2 * pair_fmas <= 1792 ? 2
