@@ -75,13 +75,14 @@ int capacity(int cells_per_thread = 0) {
     int const block_halo =
         resident_plan<T, Op>(4096, Boundary::fixed, {.cells_per_thread = g})
             .native_cuda.block_halo;
-    stencil::Plan const p = resident_plan<T, Op>(
-        4096, Boundary::fixed,
-        {.cells_per_thread = g, .grid_halo = block_halo});
-    most = std::max(most, p.blocks_per_sm *
-                              stencil::native_cuda::current_device_limits()
-                                  .multiprocessors *
-                              p.tile.x);
+    stencil::Plan const p =
+        resident_plan<T, Op>(4096, Boundary::fixed,
+                             {.cells_per_thread = g, .grid_halo = block_halo});
+    most = std::max(
+        most,
+        p.blocks_per_sm *
+            stencil::native_cuda::current_device_limits().multiprocessors *
+            p.tile.x);
   }
   return most;
 }

@@ -49,8 +49,8 @@ __host__ __device__ constexpr int exchanged_before() {
 template <class T, class Op>
 struct ShapeChoices {
   using Fields = typename Op::fields;
-  static constexpr int arrays = 2 * Fields::written_count +
-                                (Fields::count - Fields::written_count);
+  static constexpr int arrays =
+      2 * Fields::written_count + (Fields::count - Fields::written_count);
   static constexpr int words = sizeof(T) > 4 ? 2 : 1;
   static constexpr int value_words = words == 1 ? 64 : 128;
   static constexpr int fitting = value_words / (arrays * words) / 8 * 8;
@@ -443,7 +443,9 @@ __global__ void __launch_bounds__(Shape<T, Op, G>::threads, 1)
     int const a = min(max(lo - base, 0), G), z = min(max(hi - base, 0), G);
     using M = typename S::cell_mask;
     constexpr int bits = 8 * sizeof(M);
-    auto const below = [](int k) { return k >= bits ? ~M{0} : (M{1} << k) - 1; };
+    auto const below = [](int k) {
+      return k >= bits ? ~M{0} : (M{1} << k) - 1;
+    };
     return below(z) & ~below(a);
   };
   auto const own = [&] {

@@ -138,9 +138,8 @@ void plan_shape(Plan& p, RegisterResident const& policy,
                  name, ": block_halo is ", policy.block_halo,
                  "; this stencil's kernel refreshes its warps' overlap "
                  "every ",
-                 S::block_halo, " steps (whole lanes of ",
-                 S::cells_per_thread, " cells at radius ", radius,
-                 "); use 0 or ", S::block_halo);
+                 S::block_halo, " steps (whole lanes of ", S::cells_per_thread,
+                 " cells at radius ", radius, "); use 0 or ", S::block_halo);
   int const n = p.extents[2];
   auto const function = kernel_function<T, Op, G>();
   STENCIL_EXPECT_SUPPORTED(
@@ -185,8 +184,8 @@ void plan_shape(Plan& p, RegisterResident const& policy,
   int const most_grid_halo =
       S::span / (3 * radius) / S::block_halo * S::block_halo;
   STENCIL_EXPECT(
-      grid_halo > 0 && grid_halo % S::block_halo == 0 && owned_most >= hb,
-      name, ": grid_halo is ", policy.grid_halo,
+      grid_halo > 0 && grid_halo % S::block_halo == 0 && owned_most >= hb, name,
+      ": grid_halo is ", policy.grid_halo,
       "; blocks exchange their overlap at a multiple of the "
       "block halo (",
       S::block_halo,
@@ -255,9 +254,9 @@ void plan(Plan& p, RegisterResident const& policy) {
     using C = ShapeChoices<T, Op>;
     int const asked = policy.cells_per_thread;
     std::string const compiled =
-        C::wide > 0 ? std::to_string(C::narrow) + " or " +
-                          std::to_string(C::wide)
-                    : std::to_string(C::narrow);
+        C::wide > 0
+            ? std::to_string(C::narrow) + " or " + std::to_string(C::wide)
+            : std::to_string(C::narrow);
     STENCIL_EXPECT(
         asked == 0 || asked == C::narrow || (C::wide > 0 && asked == C::wide),
         name, ": cells_per_thread is ", asked,
@@ -274,9 +273,8 @@ void plan(Plan& p, RegisterResident const& policy) {
       long long const n = p.extents[2];
       long long const narrow = shape_capacity<T, Op, C::narrow>(device);
       long long const wide = shape_capacity<T, Op, C::wide>(device);
-      bool const take_wide =
-          asked == C::wide ||
-          (asked == 0 && n > narrow && (n <= wide || wide > narrow));
+      bool const take_wide = asked == C::wide || (asked == 0 && n > narrow &&
+                                                  (n <= wide || wide > narrow));
       if (take_wide) {
         plan_shape<T, Op, C::wide>(p, policy, device);
         return;
