@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Bar chart of a stencil_perf JSON file: GCells/s per stencil and policy,
-one panel per precision, with the DRAM-bound ceiling as a line.
+a column of panels per precision, eight stencils a panel, with each
+stencil's DRAM-bound ceiling as a line.
 
     chart.py r.json --out r.png
     chart.py --selftest        # renders synthetic data; what CI runs
@@ -50,68 +51,128 @@ def _ceiling(context, rows, precision):
     return None
 
 
-def render(context, rows, path, log=False):
-    """Draws `rows` (results_table.Row) into the PNG file `path`."""
+# Groups (stencil, or stencil and size) per panel: a panel stays readable
+# however many rows a results file holds, and panels stack in a grid.
+GROUPS_PER_PANEL = 8
+
+
+def base_policy(policy):
+    """The policy a variant row belongs to: 'TemporalBlocking.p1' ->
+    'TemporalBlocking' (stencil_perf names a policy's variants
+    <policy>.<variant>)."""
+    return policy.split(".", 1)[0]
+
+
+def render(context, rows, path, log=None):
+    """Draws `rows` (results_table.Row) into the PNG file `path`: one column
+    of panels per precision, GROUPS_PER_PANEL stencils (or stencil and
+    size) per panel, one bar per policy with the best median of the policy
+    and its variants (the table names each variant), and each group's
+    DRAM-bound ceiling as a black line over it. `log`: a logarithmic y axis
+    (None: where a panel's bars span more than 30x)."""
     plt = _pyplot()
     rows = [r for r in rows if r.median is not None]
     if not rows:
         raise ChartError("no successful benchmark to draw")
     precisions = list(dict.fromkeys(r.precision for r in rows))
-    policies = list(dict.fromkeys(r.policy for r in rows))
-    several_sizes = len({r.size for r in rows}) > 1
+    policies = list(dict.fromkeys(base_policy(r.policy) for r in rows))
+    several_sizes = len({(r.stencil, r.size) for r in rows}) > len(
+        {r.stencil for r in rows})
 
     def group(r):
         return f"{r.stencil}\n{r.size}" if several_sizes else r.stencil
 
     groups = list(dict.fromkeys(group(r) for r in rows))
-    colours = plt.get_cmap("tab10")
-    width = 0.8 / len(policies)
+    panels = [groups[i:i + GROUPS_PER_PANEL]
+              for i in range(0, len(groups), GROUPS_PER_PANEL)]
+    # best[(precision, group, policy)]: the row of the best median.
+    best, ceilings = {}, {}
+    for r in rows:
+        key = (r.precision, group(r), base_policy(r.policy))
+        if key not in best or r.median > best[key].median:
+            best[key] = r
+        if r.ceiling:
+            ceilings[(r.precision, group(r))] = r.ceiling
+    colours = plt.get_cmap("tab10" if len(policies) <= 10 else "tab20")
     fig, axes = plt.subplots(
-        len(precisions), 1, squeeze=False,
-        figsize=(max(8.0, 0.45 * len(groups) * len(policies) + 2.5),
-                 3.6 * len(precisions)))
-    for ax, precision in zip(axes[:, 0], precisions):
-        by_key = {(group(r), r.policy): r for r in rows
-                  if r.precision == precision}
-        for i, policy in enumerate(policies):
-            xs, heights, low, high = [], [], [], []
-            for g_index, g in enumerate(groups):
-                r = by_key.get((g, policy))
-                if r is None:
-                    continue
-                xs.append(g_index - 0.4 + width * (i + 0.5))
-                heights.append(r.median)
-                spread = r.gcells or [r.median]
-                low.append(r.median - min(spread))
-                high.append(max(spread) - r.median)
-            ax.bar(xs, heights, width * 0.92, label=policy, color=colours(i),
-                   yerr=[low, high], capsize=2, error_kw={"elinewidth": 0.8})
-        ceiling = _ceiling(context, rows, precision)
-        if ceiling:
-            ax.axhline(ceiling, color="black", linestyle="--", linewidth=1.2,
-                       label=f"DRAM-bound ceiling ({ceiling:.3g} GCells/s)")
-        ax.set_title(precision)
-        ax.set_ylabel("GCells/s (median)")
-        ax.set_xticks(range(len(groups)))
-        ax.set_xticklabels(groups, rotation=30 if len(groups) > 6 else 0,
-                           ha="right" if len(groups) > 6 else "center",
-                           fontsize=8)
-        ax.set_xlim(-0.6, len(groups) - 0.4)
-        if log:
-            ax.set_yscale("log")
-        ax.grid(axis="y", alpha=0.3)
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.005, 1.0))
+        len(panels), len(precisions), squeeze=False,
+        figsize=(1.2 * GROUPS_PER_PANEL * len(precisions) + 2.5,
+                 3.0 * len(panels)))
+    drawn = set()
+    for column, precision in enumerate(precisions):
+        for panel, ax in zip(panels, axes[:, column]):
+            present = [p for p in policies
+                       if any((precision, g, p) in best for g in panel)]
+            width = 0.8 / max(1, len(present))
+            heights_all = []
+            for i, policy in enumerate(present):
+                xs, heights, low, high = [], [], [], []
+                for g_index, g in enumerate(panel):
+                    r = best.get((precision, g, policy))
+                    if r is None:
+                        continue
+                    xs.append(g_index - 0.4 + width * (i + 0.5))
+                    heights.append(r.median)
+                    spread = r.gcells or [r.median]
+                    low.append(r.median - min(spread))
+                    high.append(max(spread) - r.median)
+                heights_all += heights
+                colour = colours(policies.index(policy))
+                ax.bar(xs, heights, width * 0.92, color=colour,
+                       label=None if policy in drawn else policy,
+                       yerr=[low, high], capsize=1.5,
+                       error_kw={"elinewidth": 0.6})
+                drawn.add(policy)
+            for g_index, g in enumerate(panel):
+                c = ceilings.get((precision, g))
+                if c:
+                    ax.hlines(c, g_index - 0.45, g_index + 0.45, color="black",
+                              linestyle="--", linewidth=1.0,
+                              label=None if "ceiling" in drawn else
+                              "DRAM-bound ceiling")
+                    drawn.add("ceiling")
+                    heights_all.append(c)
+            positive = [h for h in heights_all if h > 0]
+            use_log = log if log is not None else (
+                len(positive) > 1 and max(positive) > 30 * min(positive))
+            if use_log:
+                ax.set_yscale("log")
+            ax.set_title(precision, fontsize=9)
+            ax.set_ylabel("GCells/s (median)", fontsize=8)
+            ax.set_xticks(range(len(panel)))
+            ax.set_xticklabels(panel, fontsize=7)
+            ax.set_xlim(-0.6, GROUPS_PER_PANEL - 0.4)
+            ax.tick_params(axis="y", labelsize=7)
+            ax.grid(axis="y", alpha=0.3)
+    handles, labels = [], []
+    for ax in axes.flat:
+        for h, l in zip(*ax.get_legend_handles_labels()):
+            if l not in labels:
+                handles.append(h)
+                labels.append(l)
+    fig.legend(handles, labels, loc="upper center", ncol=min(8, len(labels)),
+               fontsize=8, bbox_to_anchor=(0.5, 1.0 - 0.25 / fig.get_figheight()))
     title = (f"stencil_perf on {results_table.device_name(context)} — "
              f"{context.get('mode', '?')} mode, revision "
-             f"{context.get('stencil_revision', '?')}")
-    fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+             f"{context.get('stencil_revision', '?')}; bars: the best median "
+             "of each policy and its variants")
+    fig.suptitle(title, fontsize=10, y=1.0 - 0.05 / fig.get_figheight())
+    fig.tight_layout(rect=(0, 0, 1, 1.0 - 0.75 / fig.get_figheight()))
+    fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
-def synthetic_json(path):
-    """A small file shaped like stencil_perf's output."""
+def png_size(path):
+    """(width, height) in pixels, from a PNG's header."""
+    with open(path, "rb") as f:
+        header = f.read(24)
+    return (int.from_bytes(header[16:20], "big"),
+            int.from_bytes(header[20:24], "big"))
+
+
+def synthetic_json(path, stencils=2):
+    """A small file shaped like stencil_perf's output, of `stencils`
+    stencils (the first two j2d5pt and j3d7pt)."""
     context = {
         "date": "2025-01-01T00:00:00+00:00", "host_name": "selftest",
         "gpu_name": "Selftest GPU", "gpu_sm_count": "4",
@@ -126,9 +187,11 @@ def synthetic_json(path):
         "mode": "quick", "repetitions": "3", "stencil_revision": "0000000",
     }
     benchmarks = []
-    for s_index, stencil in enumerate(["j2d5pt", "j3d7pt"]):
+    names = ["j2d5pt", "j3d7pt"] + [f"s{k}" for k in range(2, stencils)]
+    for s_index, stencil in enumerate(names[:stencils]):
         for precision, ceiling in (("double", 6.25), ("float", 12.5)):
-            for p_index, policy in enumerate(["Naive", "SpatialBlocking"]):
+            for p_index, policy in enumerate(
+                    ["Naive", "SpatialBlocking", "TemporalBlocking.p1"]):
                 name = (f"{stencil}/{precision}/{policy}/quick/"
                         "iterations:1/repeats:3/manual_time")
                 label = (f"domain=64x64 steps=10 ceiling=dram | "
@@ -172,6 +235,17 @@ def selftest():
             if f.read(8) != b"\x89PNG\r\n\x1a\n":
                 print("chart.py: selftest FAILED: not a PNG", file=sys.stderr)
                 return 1
+        width, height = png_size(png)
+        many = os.path.join(tmp, "many.json")
+        synthetic_json(many, stencils=40)
+        _, many_rows = results_table.load(many)
+        render(context, many_rows, png)
+        many_width, many_height = png_size(png)
+        if many_width != width or many_height <= height:
+            print("chart.py: selftest FAILED: 40 stencils made a PNG of "
+                  f"{many_width}x{many_height}, 2 one of {width}x{height}; "
+                  "panels should stack, not widen", file=sys.stderr)
+            return 1
         md = results_table.markdown(context, rows, source)
         if ("| j3d7pt | float | SpatialBlocking |" not in md or
                 "failed" not in md or "| n/a |" not in md or
@@ -187,7 +261,11 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("json", nargs="?", help="stencil_perf JSON file")
     p.add_argument("--out", help="PNG file to write (default: JSON name .png)")
-    p.add_argument("--log", action="store_true", help="logarithmic y axis")
+    p.add_argument("--log", dest="log", action="store_const", const=True,
+                   default=None, help="logarithmic y axes (default: where a "
+                   "panel's bars span more than 30x)")
+    p.add_argument("--linear", dest="log", action="store_const", const=False,
+                   help="linear y axes")
     p.add_argument("--selftest", action="store_true",
                    help="render synthetic data in a temporary directory")
     args = p.parse_args(argv)
