@@ -110,11 +110,12 @@ struct StreamingSweep {
 /// periodic boundaries; paper 004's RDDhalo): the whole domain stays in
 /// registers for the whole call, `cells_per_thread` adjacent cells of every
 /// field per thread, one block per multiprocessor. Threads read their
-/// neighbours' cells by warp shuffles; adjacent warps overlap by
-/// radius x block_halo cells, refreshed through shared memory every
-/// `block_halo` steps, and adjacent blocks by radius x grid_halo cells,
-/// exchanged through L2 every `grid_halo` steps behind flags only the two
-/// neighbours wait on. Between refreshes the overlaps are recomputed. It
+/// neighbours' cells by warp shuffles; adjacent warps overlap by whole
+/// lanes of at least radius x block_halo cells, refreshed through shared
+/// memory every `block_halo` steps, and adjacent blocks by
+/// radius x grid_halo cells rounded up to whole lanes, exchanged through
+/// L2 every `grid_halo` steps behind flags only the two neighbours wait
+/// on. Between refreshes the overlaps are recomputed. It
 /// runs single-field stencils and multi-field ones whose fields keep one
 /// or two time levels (a leapfrog). The plan refuses a domain the device's
 /// registers cannot hold and says how large one may be. 0 lets the plan

@@ -23,8 +23,6 @@
 
 namespace stencil::native_cuda::register_resident {
 
-constexpr int gcd(int a, int b) { return b == 0 ? a : gcd(b, a % b); }
-
 /// The exchanged values of the written fields before field `F`: every
 /// level each keeps.
 template <class Fields, int F>
@@ -76,14 +74,41 @@ struct Shape {
   static constexpr int warps = threads / 32;
   /// One bit per register cell of a thread (the grid exchange's masks).
   using cell_mask = std::conditional_t<(G > 32), std::uint64_t, unsigned>;
-  /// The warp halo: whole lanes, an even number of steps deep, at least
-  /// 64 cells so that a block barrier comes at most every 64/radius steps.
-  static constexpr int two_r = 2 * (radius > 0 ? radius : 1);
-  static constexpr int halo_unit =
-      cells_per_thread / gcd(cells_per_thread, two_r) * two_r;
-  static constexpr int warp_halo = (64 + halo_unit - 1) / halo_unit * halo_unit;
-  static constexpr int block_halo = warp_halo / (radius > 0 ? radius : 1);
-  static constexpr int warp_halo_lanes = warp_halo / cells_per_thread;
+  /// The warp halo, in cells: the fewest whole lanes, at least 64 cells,
+  /// whose overlap lasts at least min(32, 64 / radius) steps, an even
+  /// number (the step loop runs pairs of steps), so that a block barrier
+  /// comes at most about every 64 / radius steps and warps recompute as
+  /// few cells as whole lanes allow. `block_halo` steps may use fewer
+  /// cells than the lanes hold (at radius 3 and 64 cells per thread, 126
+  /// of 128): a lane must move whole, while the steps need not consume a
+  /// whole number of lanes.
+  static constexpr int steps_in(int cells) {
+    return cells / (radius > 0 ? radius : 1) / 2 * 2;
+  }
+  static constexpr int least_block_halo =
+      64 / (radius > 0 ? radius : 1) < 32 ? 64 / (radius > 0 ? radius : 1) : 32;
+  static constexpr int fewest_halo_lanes() {
+    int lanes = (64 + cells_per_thread - 1) / cells_per_thread;
+    while (steps_in(lanes * cells_per_thread) < least_block_halo ||
+           steps_in(lanes * cells_per_thread) < 2) {
+      ++lanes;
+    }
+    return lanes;
+  }
+  static constexpr int warp_halo_lanes = fewest_halo_lanes();
+  static constexpr int warp_halo = warp_halo_lanes * cells_per_thread;
+  static constexpr int block_halo = steps_in(warp_halo);
+  /// The cells adjacent blocks overlap by for an exchange every
+  /// `grid_halo` steps (a multiple of block_halo): the radius x grid_halo
+  /// cells the steps consume, rounded up to whole lanes, so that the
+  /// lanes of every block start a whole number of lanes from its own
+  /// cells, and the domain's ends lie on lane edges (the fixed halo cells
+  /// are kept by register position, and a periodic halo is wrapped lane
+  /// by lane).
+  static constexpr int grid_halo_cells(int grid_halo) {
+    return (radius * grid_halo + cells_per_thread - 1) / cells_per_thread *
+           cells_per_thread;
+  }
   static constexpr int warp_owned = 32 * cells_per_thread - 2 * warp_halo;
   /// Cells a block spans: every warp's own cells and the two outer halos.
   static constexpr int span = warps * warp_owned + 2 * warp_halo;
@@ -132,6 +157,10 @@ struct Params {
   int halo = 0;  ///< of the padded arrays
   int steps = 0;
   int grid_halo = 0;  ///< steps between exchanges with the neighbours
+  /// Cells adjacent blocks overlap by, Shape::grid_halo_cells(grid_halo),
+  /// from the host: the kernel rounding it up to whole lanes itself cost
+  /// it 15 registers and spills.
+  int grid_halo_cells = 0;
   bool periodic = false;
   /// Block b owns cells [starts[b], starts[b + 1]). A table rather than
   /// the partition's formula: computing it here cost the kernel, which
@@ -257,7 +286,7 @@ __global__ void __launch_bounds__(Shape<T, Op, G>::threads, 1)
 
   int const b = blockIdx.x, B = gridDim.x, t = threadIdx.x;
   int const lane = t & 31, w = t >> 5;
-  int const hb = R * p.grid_halo;
+  int const hb = p.grid_halo_cells;
   int const start = p.starts[b], end = p.starts[b + 1];
   int const base = start - hb + w * S::warp_owned + lane * G;
   int const n = p.n;

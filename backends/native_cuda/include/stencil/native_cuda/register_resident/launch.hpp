@@ -113,18 +113,26 @@ auto kernel_function() {
   return &resident_steps<T, Op, G>;
 }
 
+/// Blocks of the shape of G cells per thread that fit on each
+/// multiprocessor of `device` at once; 0 where CUDA refuses their shared
+/// memory.
+template <class T, class Op, int G>
+int shape_blocks_per_sm(DeviceLimits const& device) {
+  using S = Shape<T, Op, G>;
+  auto const function = kernel_function<T, Op, G>();
+  if (!shared_memory_fits(function, S::shared_bytes, device)) return 0;
+  return resident_blocks_per_sm(function, S::threads, S::shared_bytes);
+}
+
 /// The most cells the shape of G cells per thread holds on `device`: every
 /// block it fits on the device, each owning its span less a grid halo of
 /// one block halo on each side (the shallowest); 0 where it does not fit.
 template <class T, class Op, int G>
 long long shape_capacity(DeviceLimits const& device) {
   using S = Shape<T, Op, G>;
-  auto const function = kernel_function<T, Op, G>();
-  if (!shared_memory_fits(function, S::shared_bytes, device)) return 0;
-  int const per_sm =
-      resident_blocks_per_sm(function, S::threads, S::shared_bytes);
-  return static_cast<long long>(per_sm) * device.multiprocessors *
-         (S::span - 2 * S::radius * S::block_halo);
+  return static_cast<long long>(shape_blocks_per_sm<T, Op, G>(device)) *
+         device.multiprocessors *
+         (S::span - 2 * S::grid_halo_cells(S::block_halo));
 }
 
 /// The plan of the shape of G cells per thread.
@@ -148,8 +156,7 @@ void plan_shape(Plan& p, RegisterResident const& policy,
       " bytes of shared memory for the warp halos on ", device.name);
   cudaFuncAttributes attributes{};
   STENCIL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, function));
-  int const per_sm =
-      resident_blocks_per_sm(function, S::threads, S::shared_bytes);
+  int const per_sm = shape_blocks_per_sm<T, Op, G>(device);
   long long const most_blocks =
       static_cast<long long>(per_sm) * device.multiprocessors;
 
@@ -163,7 +170,7 @@ void plan_shape(Plan& p, RegisterResident const& policy,
   // (docs/decisions/register-resident.md). A domain no depth fits gets
   // one block halo, which holds the most, and the refusal below.
   auto const fits = [&](int steps, long long blocks) {
-    int const cells = radius * steps, most = S::span - 2 * cells;
+    int const cells = S::grid_halo_cells(steps), most = S::span - 2 * cells;
     if (most < cells) return false;
     Partition const part = partition(n, most, S::cells_per_thread);
     return part.blocks <= blocks &&
@@ -179,10 +186,12 @@ void plan_shape(Plan& p, RegisterResident const& policy,
     }
   }
   if (grid_halo == 0) grid_halo = S::block_halo;
-  int const hb = radius * grid_halo;
+  int const hb = S::grid_halo_cells(grid_halo);
   int const owned_most = S::span - 2 * hb;
-  int const most_grid_halo =
-      S::span / (3 * radius) / S::block_halo * S::block_halo;
+  int most_grid_halo = S::block_halo;
+  while (3 * S::grid_halo_cells(most_grid_halo + S::block_halo) <= S::span) {
+    most_grid_halo += S::block_halo;
+  }
   STENCIL_EXPECT(
       grid_halo > 0 && grid_halo % S::block_halo == 0 && owned_most >= hb, name,
       ": grid_halo is ", policy.grid_halo,
@@ -209,7 +218,9 @@ void plan_shape(Plan& p, RegisterResident const& policy,
       name, ": a domain of ", n,
       " cells cannot be shared among blocks "
       "that each own the ",
-      hb, " cells (radius x grid_halo) their neighbours read and a lane of ",
+      hb,
+      " cells (radius x grid_halo, in whole lanes) their neighbours read and "
+      "a lane of ",
       S::cells_per_thread, " more, in whole lanes; use at least ",
       2 * (hb + 2 * S::cells_per_thread), " cells, or a smaller grid_halo");
   p.backend = Backend::native_cuda;
@@ -355,7 +366,8 @@ template <class T, class Op, int G>
 void launch_shape(Kokkos::Cuda const& space, Plan const& p,
                   Params<T, Op>& params) {
   using S = Shape<T, Op, G>;
-  int const hb = Op::fields::radius * p.native_cuda.grid_halo;
+  int const hb = S::grid_halo_cells(p.native_cuda.grid_halo);
+  params.grid_halo_cells = hb;
   Partition const part =
       partition(params.n, S::span - 2 * hb, S::cells_per_thread);
   unsigned const rounds =
