@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Lists the registers and spills ptxas gives every rank-3 device-tiling and
 # SM-tiling kernel (each 3D suite stencil, float and double, every depth,
-# plain and staged, one and two blocks per SM) and every rank-2
+# plain and staged, one and two blocks per SM), every rank-2
 # temporal-blocking kernel (each 2D suite stencil, float and double, every
-# depth, plain and staged), and compares two such listings. Needs nvcc and a CUDA Kokkos install (scripts/bootstrap.sh
+# depth, plain and staged) and every register-resident kernel of the 1D
+# suite (the leapfrog wave at radius 1 to 4 and heat1d-r1, each compiled
+# shape), and compares two such listings. Needs nvcc and a CUDA Kokkos install (scripts/bootstrap.sh
 # --backend cuda); no GPU.
 #
 #   scripts/kernel-registers.sh list FILE       write the listing to FILE
 #   scripts/kernel-registers.sh compare OLD NEW what changed between two
 #
-# With STENCIL_KEEP_CUBINS=DIR, `list` also leaves the two cubins (rank2,
-# rank3) in DIR, for `cuobjdump -sass` where registers are not enough.
+# With STENCIL_KEEP_CUBINS=DIR, `list` also leaves the three cubins
+# (rank1, rank2, rank3) in DIR, for `cuobjdump -sass` where registers are not enough.
 #
 # Why: the kernel's loops unroll by depth and ring period, and a source
 # change that should not matter to the compiler can still move ptxas's
@@ -40,8 +42,8 @@ list)
   scratch=$(mktemp -d)
   trap 'rm -rf "$scratch"' EXIT
   # Taking the address of the dispatch that picks a kernel for any depth
-  # instantiates every kernel it can pick. Rank 2 and rank 3 are two
-  # translation units, compiled side by side.
+  # (or shape) instantiates every kernel it can pick. Each rank is a
+  # translation unit, the three compiled side by side.
   cat >"$scratch/rank3.cu" <<'EOF'
 #include <stencil/native_cuda/device_tiling/launch.hpp>
 #include <stencil/suite.hpp>
@@ -51,7 +53,7 @@ template <class T, class Op>
 void* both() {
   static void* kernels[] = {
       (void*)&dt::Kernel<T, Op>::template function_at<1>,
-      (void*)&dt::IsolatedKernel<T, Op>::template function_at<1>};
+      (void*)&dt::Kernel<T, Op, dt::NoExchange<T>>::template function_at<1>};
   return kernels;
 }
 template <class... Op>
@@ -76,9 +78,33 @@ Suite<su::J2d5pt, su::J2d5ptPrescaled, su::J2d9pt, su::J2d9ptPrescaled,
       su::J2d9ptGol, su::J2d9ptGolPrescaled, su::J2d25pt, su::J2d25ptPrescaled>
     probe;
 EOF
-  for rank in 2 3; do
+  cat >"$scratch/rank1.cu" <<'EOF'
+#include <stencil/native_cuda/register_resident/launch.hpp>
+#include <stencil/suite.hpp>
+#include <stencil/suite/solvers.hpp>
+namespace rr = stencil::native_cuda::register_resident;
+namespace su = stencil::suite;
+template <class T, class Op>
+void* shapes() {
+  using C = rr::ShapeChoices<T, Op>;
+  static void* kernels[] = {
+      (void*)rr::kernel_function<T, Op, C::narrow>(),
+      (void*)rr::kernel_function<T, Op, (C::wide > 0 ? C::wide : C::narrow)>()};
+  return kernels;
+}
+template <class... Op>
+struct Suite {
+  void* all[2 * sizeof...(Op)] = {shapes<double, Op>()...,
+                                  shapes<float, Op>()...};
+};
+Suite<su::Wave<1, 1>, su::Wave<1, 2>, su::Wave<1, 3>, su::Wave<1, 4>,
+      rr::SingleField<su::Heat1D<1>>>
+    probe;
+EOF
+  for rank in 1 2 3; do
     nvcc -std=c++20 -arch=sm_90 --expt-extended-lambda --expt-relaxed-constexpr \
-      -O3 -Xptxas -v -I include -I backends -I "$config" -I "$kokkos/include" \
+      -O3 -Xptxas -v -I include -I backends/native_cuda/include -I suite/include \
+      -I "$config" -I "$kokkos/include" \
       -cubin -o "$scratch/rank$rank.cubin" "$scratch/rank$rank.cu" \
       >"$scratch/ptxas$rank.txt" 2>&1 &
   done
@@ -97,7 +123,7 @@ EOF
   cat "$scratch"/ptxas*.txt | awk '
     /Compiling entry function/ { name = $0; gsub(/.*function .|. for .*/, "", name); spill = "?" }
     /bytes spill stores/ { spill = $5 "/" $9 }
-    /Used [0-9]+ registers/ && name ~ /device_tiling_3d|temporal_blocking_2d/ {
+    /Used [0-9]+ registers/ && name ~ /device_tiling_3d|temporal_blocking_2d|resident_steps/ {
       print name, "regs", $5, "spill", spill; name = "" }
   ' | sort >"$out"
   stencil_log "$(wc -l <"$out") kernels listed in $out"
@@ -118,6 +144,13 @@ def load(path):
 
 
 def short(name):
+    m = re.search(r"resident_stepsI(\w)N.*?suite\d+(\w+?)ILi(\d)(?:ELi(\d))?"
+                  r"E.*ELi(\d+)E+v", name)
+    if m:
+        radius = m.group(4) or m.group(3)
+        return (f"{'double' if m.group(1) == 'd' else 'float'} "
+                f"{m.group(2).lower()} radius {radius} register-resident, "
+                f"{m.group(5)} cells per thread")
     m = re.search(r"2dI(\w)NS_5suite\d+(\w+?)(?:Form\w+?Division\w(\d)\w*?)?"
                   r"ELi(\d+)ELb(\d)ELi(\d+)ELi(\d+)ELi(\d+)E", name)
     if m:
