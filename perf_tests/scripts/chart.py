@@ -37,20 +37,6 @@ def _pyplot():
     return plt
 
 
-def _ceiling(context, rows, precision):
-    """The DRAM-bound ceiling of one kernel per step for `precision`."""
-    value = context.get(f"dram_ceiling_GCells/s_{precision}")
-    if value is not None:
-        try:
-            return float(value)
-        except ValueError:
-            pass
-    for r in rows:
-        if r.precision == precision and r.label_fields().get("ceiling") == "dram":
-            return r.ceiling
-    return None
-
-
 # Groups (stencil, or stencil and size) per panel: a panel stays readable
 # however many rows a results file holds, and panels stack in a grid.
 GROUPS_PER_PANEL = 8

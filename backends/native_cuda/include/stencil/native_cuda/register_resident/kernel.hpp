@@ -82,17 +82,14 @@ struct Shape {
   /// cells than the lanes hold (at radius 3 and 64 cells per thread, 126
   /// of 128): a lane must move whole, while the steps need not consume a
   /// whole number of lanes.
-  static constexpr int steps_in(int cells) {
-    return cells / (radius > 0 ? radius : 1) / 2 * 2;
-  }
+  static constexpr int reach = radius > 0 ? radius : 1;
+  static constexpr int steps_in(int cells) { return cells / reach / 2 * 2; }
+  /// min(32, 64 / radius), and at least a pair of steps.
   static constexpr int least_block_halo =
-      64 / (radius > 0 ? radius : 1) < 32 ? 64 / (radius > 0 ? radius : 1) : 32;
+      64 / reach < 2 ? 2 : (64 / reach < 32 ? 64 / reach : 32);
   static constexpr int fewest_halo_lanes() {
     int lanes = (64 + cells_per_thread - 1) / cells_per_thread;
-    while (steps_in(lanes * cells_per_thread) < least_block_halo ||
-           steps_in(lanes * cells_per_thread) < 2) {
-      ++lanes;
-    }
+    while (steps_in(lanes * cells_per_thread) < least_block_halo) ++lanes;
     return lanes;
   }
   static constexpr int warp_halo_lanes = fewest_halo_lanes();
