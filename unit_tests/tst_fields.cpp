@@ -693,4 +693,30 @@ TYPED_TEST(Fields, SpatialBlockingMatchesNaiveOnRandomCases) {
   }
 }
 
+/// fields<...>::within narrows each axis, slowest first, to at most the
+/// field's own radius; without it every axis reads the field's radius.
+TEST(FieldsDeclaration, WithinNarrowsEachAxisToItsRadius) {
+  using stencil::detail::largest_radius_along;
+  using stencil::detail::radius_along;
+  using Narrow =
+      stencil::fields<stencil::field<2>, stencil::coefficient<1>>::within<1, 2>;
+  static_assert(Narrow::count == 2 && Narrow::radius == 2 &&
+                Narrow::written_count == 1 && Narrow::within_count == 2);
+  static_assert(radius_along<Narrow, 0>(0) == 2 &&  // x
+                radius_along<Narrow, 0>(1) == 1 &&  // y
+                radius_along<Narrow, 1>(0) == 1 &&
+                radius_along<Narrow, 1>(1) == 1);
+  static_assert(largest_radius_along<Narrow>(0) == 2 &&
+                largest_radius_along<Narrow>(1) == 1);
+  using Plain = stencil::fields<stencil::field<2>>;
+  static_assert(Plain::within_count == 0 &&
+                largest_radius_along<Plain>(0) == 2 &&
+                largest_radius_along<Plain>(1) == 2);
+  using Planes = stencil::fields<stencil::field<3>>::within<0, 3, 1>;
+  static_assert(radius_along<Planes, 0>(0) == 1 &&  // x
+                radius_along<Planes, 0>(1) == 3 &&  // y
+                radius_along<Planes, 0>(2) == 0);   // z
+  SUCCEED();
+}
+
 }  // namespace

@@ -37,6 +37,10 @@ __attribute__((error(
     "read within the radius, or declare a larger one (static constexpr int "
     "radius)"))) void
 offset_beyond_declared_radius();
+__attribute__((error(
+    "stencil::in: a constant offset is beyond the radius its axis is read "
+    "within; read within it, or widen stencil::fields<...>::within<...>"))) void
+offset_beyond_declared_axis_radius();
 #endif
 
 /// Aborts with "stencil::in: in(offsets) reads beyond the stencil's
@@ -97,6 +101,29 @@ KOKKOS_FORCEINLINE_FUNCTION void check_offsets(Offsets... offsets) {
 #endif
 }
 
+/// check_offsets with a radius per axis (`Radius...` and the offsets both
+/// slowest first): a multi-field stencil's fields::within.
+template <int... Radius, class... Offsets>
+KOKKOS_FORCEINLINE_FUNCTION void check_axis_offsets(Offsets... offsets) {
+  static_assert(sizeof...(Radius) == sizeof...(Offsets));
+#if STENCIL_IMPL_STATIC_OFFSET_CHECK
+  if (((__builtin_constant_p(offsets) &&
+        (offsets > Radius || offsets < -Radius)) ||
+       ...)) {
+    offset_beyond_declared_axis_radius();
+  }
+#endif
+#if STENCIL_IMPL_RUNTIME_OFFSET_CHECK
+  int beyond = -1;  // the radius of the first axis read beyond it
+  ((beyond < 0 && (offsets > Radius || offsets < -Radius) ? beyond = Radius
+                                                          : 0),
+   ...);
+  if (beyond >= 0) report_offset_beyond_radius(beyond, offsets...);
+#else
+  ((void)offsets, ...);
+#endif
+}
+
 /// Every accessor's in(...) takes one offset per grid dimension; this keeps
 /// the message the same whichever kernel the functor runs in.
 template <int Rank, int Count>
@@ -111,8 +138,10 @@ KOKKOS_FORCEINLINE_FUNCTION constexpr void check_offset_count() {
 /// cell and the strides of the slower dimensions. The same type serves a
 /// global-memory View and a scratch tile, so one functor body runs on both.
 /// Offsets are literals in practice; after inlining they fold into fixed
-/// address offsets. `Radius` is the stencil's, for check_offsets.
-template <class T, int Rank, int Radius>
+/// address offsets. `Radius` is the stencil's, for check_offsets, and
+/// `AxisRadius...`, where given (one per dimension, slowest first), each
+/// axis's, for check_axis_offsets.
+template <class T, int Rank, int Radius, int... AxisRadius>
 struct Neighbourhood {
   using value_type = T;
   T const* centre;
@@ -122,7 +151,11 @@ struct Neighbourhood {
   template <class... Offsets>
   KOKKOS_FORCEINLINE_FUNCTION T operator()(Offsets... offsets) const {
     check_offset_count<Rank, sizeof...(Offsets)>();
-    check_offsets<Radius>(static_cast<int>(offsets)...);
+    if constexpr (sizeof...(AxisRadius) == sizeof...(Offsets)) {
+      check_axis_offsets<AxisRadius...>(static_cast<int>(offsets)...);
+    } else {
+      check_offsets<Radius>(static_cast<int>(offsets)...);
+    }
     return centre[linear_offset(static_cast<int>(offsets)...)];
   }
 

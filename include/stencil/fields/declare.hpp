@@ -68,6 +68,15 @@ constexpr int largest_of(Int... values) {
   ((most = values > most ? values : most), ...);
   return most;
 }
+
+/// Radius `axis` (0: the fastest) of radii given slowest first; max_radius
+/// past the last.
+template <int... Radius>
+constexpr int fastest_first(int axis) {
+  constexpr int n = sizeof...(Radius);
+  constexpr int slowest_first[] = {Radius..., 0};
+  return axis < n ? slowest_first[n - 1 - axis] : max_radius;
+}
 }  // namespace detail
 
 /// The fields a stencil reads, in the order of the State's fields.
@@ -85,7 +94,52 @@ struct fields {
                 "declare it with stencil::field, not stencil::coefficient");
   static constexpr int radius = detail::largest_of(Field::radius...);
   static constexpr int most_levels = detail::largest_of(Field::levels...);
+  /// How far the stencil reads along each axis, fastest first, where
+  /// `within` narrows it: none here (each field's radius on every axis).
+  static constexpr int within_count = 0;
+  static constexpr int within_radii[3] = {max_radius, max_radius, max_radius};
+
+  /// The same fields, read at most `Radius...` cells away along each axis,
+  /// slowest first as in in(dy, dx), one per dimension of the stencil:
+  /// `stencil::fields<stencil::field<2>>::within<1, 2>` reads 1 row and 2
+  /// columns away (u and v stored side by side in one row). A field's reach
+  /// along an axis is the smaller of its radius and the axis's. The fused
+  /// Runge-Kutta plan recomputes rims only as deep as each axis needs; a
+  /// read beyond them is caught as one beyond the radius is.
+  template <int... Radius>
+  struct within;
 };
+
+template <class... Field>
+template <int... Radius>
+struct fields<Field...>::within : fields<Field...> {
+  static_assert(sizeof...(Radius) >= 1 && sizeof...(Radius) <= 3,
+                "stencil::fields::within: give one radius per dimension of "
+                "the stencil, slowest first (within<ry, rx> in 2D)");
+  static_assert(((Radius >= 0 && Radius <= max_radius) && ...),
+                "stencil::fields::within: each axis's radius must be between "
+                "0 and stencil::max_radius (8)");
+  static constexpr int within_count = sizeof...(Radius);
+  static constexpr int within_radii[3] = {detail::fastest_first<Radius...>(0),
+                                          detail::fastest_first<Radius...>(1),
+                                          detail::fastest_first<Radius...>(2)};
+};
+
+namespace detail {
+/// How far field `I` of `Fields` is read along `axis` (0: the fastest).
+template <class Fields, int I>
+KOKKOS_INLINE_FUNCTION constexpr int radius_along(int axis) {
+  int const own = Fields::radii[I];
+  int const cap = Fields::within_radii[axis];
+  return own < cap ? own : cap;
+}
+/// The most any field of `Fields` is read along `axis` (0: the fastest).
+template <class Fields>
+KOKKOS_INLINE_FUNCTION constexpr int largest_radius_along(int axis) {
+  int const cap = Fields::within_radii[axis];
+  return Fields::radius < cap ? Fields::radius : cap;
+}
+}  // namespace detail
 
 /// The new values of a stencil that writes several fields, in the order of
 /// its written fields: `return stencil::values{u_next, v_next};`.
@@ -136,6 +190,10 @@ constexpr bool check_fields_operator() {
     static_assert(Op::rank == Rank,
                   "stencil::traits: the stencil's rank does not match the "
                   "state's rank; use a State<T, Op::rank>");
+    static_assert(
+        Op::fields::within_count == 0 || Op::fields::within_count == Op::rank,
+        "stencil::fields::within: give one radius per dimension of "
+        "the stencil (within<ry, rx> for rank 2)");
   }
   return true;
 }

@@ -12,6 +12,8 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 namespace stencil::detail {
 
@@ -23,6 +25,23 @@ template <class T, class Fields>
 struct FieldBuffers {
   T const* level[Fields::count][Fields::most_levels] = {};
   T* out[Fields::written_count] = {};
+};
+
+/// The accessor of level `Level` of field `I` (a Neighbourhood): within
+/// the field's radius, and within each axis's where the fields declare
+/// `within`; earlier levels at the cell itself.
+template <class T, int Rank, class Fields, int I, int Level,
+          class Axes = std::make_integer_sequence<int, Rank>>
+struct FieldAccessor;
+template <class T, int Rank, class Fields, int I, int Level, int... Axis>
+struct FieldAccessor<T, Rank, Fields, I, Level,
+                     std::integer_sequence<int, Axis...>> {
+  static constexpr int radius = Level == 0 ? Fields::radii[I] : 0;
+  using type = std::conditional_t<
+      Fields::within_count == 0, Neighbourhood<T, Rank, radius>,
+      Neighbourhood<T, Rank, radius,
+                    (Level == 0 ? radius_along<Fields, I>(Rank - 1 - Axis)
+                                : 0)...>>;
 };
 
 /// The accessor of cell `at` (an offset into every padded buffer).
@@ -45,7 +64,7 @@ struct FieldsNeighbourhood {
   /// any other offset).
   template <int I, int Level>
   KOKKOS_FORCEINLINE_FUNCTION
-      Neighbourhood<T, Rank, Level == 0 ? Fields::radii[I] : 0>
+      typename FieldAccessor<T, Rank, Fields, I, Level>::type
       level() const {
     return {buffers.level[I][-Level] + at, stride_y, stride_z};
   }
@@ -106,8 +125,8 @@ struct TiledFieldsNeighbourhood {
     if constexpr (Level == 0 && FieldTiles<T, Fields>::staged(I)) {
       int const centre = yy * tiles.row[I] + xx;
       if constexpr (Rank < 3) {
-        return Neighbourhood<T, Rank, r>{tiles.origin[I] + centre, tiles.row[I],
-                                         0};
+        return typename FieldAccessor<T, Rank, Fields, I, Level>::type{
+            tiles.origin[I] + centre, tiles.row[I], 0};
       } else {
         constexpr int ring = 2 * r + 1;
         PlaneRingNeighbourhood<T, r> nb;
@@ -121,8 +140,8 @@ struct TiledFieldsNeighbourhood {
         return nb;
       }
     } else {
-      return Neighbourhood<T, Rank, r>{buffers.level[I][-Level] + at, stride_y,
-                                       stride_z};
+      return typename FieldAccessor<T, Rank, Fields, I, Level>::type{
+          buffers.level[I][-Level] + at, stride_y, stride_z};
     }
   }
 
