@@ -279,11 +279,12 @@ struct Bruss {
 /// even x, v at odd x), so that a value's neighbours along y lie 2N values
 /// away (the access distance d = 2N). It applies the reflecting boundary
 /// (vertex-centred Neumann, h = 1/(N-1)) itself, from the cell's position,
-/// so the halo's values are never used (a fixed halo of 2 cells).
+/// so the halo's values are never used (a fixed halo of 2 cells). It reads
+/// 2 values away along a row but 1 row away: `within<1, 2>`.
 struct BrussInterleavedRhs {
   static constexpr int rank = 2;
   static constexpr auto shape = Shape::star;
-  using fields = stencil::fields<stencil::field<2>>;
+  using fields = stencil::fields<stencil::field<2>>::within<1, 2>;
   static constexpr char const* name = "bruss2d-interleaved";
   static constexpr double alpha = BrussRhs::alpha;
   double inv_h2 = 1.0;

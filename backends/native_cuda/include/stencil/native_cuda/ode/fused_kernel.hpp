@@ -6,8 +6,9 @@
 // A tile is a cluster of blocks. It loads y_n over the tile, which reaches
 // stages x radius cells past the cells whose y_n+1 it writes, and runs the
 // stages in place, the region each stage computes shrinking by the radius
-// (a trapezoid in time). Inside the cluster nothing is recomputed: each
-// block owns a box of the tile, and after each stage reads its neighbours'
+// (a trapezoid in time). Each axis has its own radius where the fields
+// declare `within` (fused_radius). Inside the cluster nothing is recomputed:
+// each block owns a box of the tile, and after each stage reads its neighbours'
 // edges of the new stage value from their shared memory (distributed
 // shared memory) past a cluster barrier. Only the cluster's own rim is
 // recomputed, by the neighbouring cluster.
@@ -54,7 +55,9 @@ inline constexpr int max_stages = 8;
 /// field at each of its cells stay in registers, about 32 values a thread.
 /// In double at four stages that spills a few registers, which costs less
 /// than half the cells would: each cell more shares the two barriers of a
-/// stage (docs/decisions/ode-fused-plan.md).
+/// stage. More than 4 (8 for one written field at four stages) left too few
+/// blocks to fill the GPU up to N = 128 and gained little beyond
+/// (docs/decisions/ode-fused-plan.md).
 __host__ __device__ constexpr int cells_per_thread(int stages, int written) {
   int const cells = 32 / (stages * written);
   return cells < 1 ? 1 : (cells > 4 ? 4 : cells);
@@ -120,6 +123,12 @@ __host__ __device__ constexpr int written_index(int f) {
   return index;
 }
 
+/// How far the right-hand side's fields are read along x (axis 0) and y.
+template <class Fields>
+inline constexpr int fused_radius[2] = {
+    stencil::detail::largest_radius_along<Fields>(0),
+    stencil::detail::largest_radius_along<Fields>(1)};
+
 /// The interior cell a halo cell `g` of an axis with `n` cells mirrors
 /// (itself where that side is not mirrored).
 __device__ __forceinline__ int mirrored(int g, int n, Boundary low,
@@ -136,14 +145,15 @@ __global__ void __launch_bounds__(threads_per_block, 3)
   namespace cg = cooperative_groups;
   using Fields = typename Rhs::fields;
   constexpr int W = Fields::written_count;
-  constexpr int r = Fields::radius;
-  constexpr int reach = Stages * r;
+  constexpr int rx = fused_radius<Fields>[0], ry = fused_radius<Fields>[1];
+  constexpr int r[2] = {rx, ry};
+  constexpr int reach[2] = {Stages * rx, Stages * ry};
   constexpr int cells = cells_per_thread(Stages, W);
   constexpr int own_x = threads_x;
   constexpr int own_y = threads_y * cells;
-  // The block's box grown by the radius: what its stage kernels read.
-  constexpr int ex = own_x + 2 * r;
-  constexpr int ey = own_y + 2 * r;
+  // The block's box grown by the radii: what its stage kernels read.
+  constexpr int ex = own_x + 2 * rx;
+  constexpr int ey = own_y + 2 * ry;
   constexpr int slot_cells = ex * ey;
   // Grown-box cells each thread loads (and may list as a halo cell).
   constexpr int grown_per_thread =
@@ -160,13 +170,13 @@ __global__ void __launch_bounds__(threads_per_block, 3)
   // Domain coordinate of tile cell 0, and of this block's box, per axis.
   int origin[2];
   for (int a = 0; a < 2; ++a) {
-    origin[a] = cluster_index[a] * (tile[a] - 2 * reach) - reach;
+    origin[a] = cluster_index[a] * (tile[a] - 2 * reach[a]) - reach[a];
   }
   int const box[2] = {static_cast<int>(member.x) * own_x,
                       static_cast<int>(member.y) * own_y};
   auto slot = [&](int s) { return shared + s * slot_cells; };
   auto local = [&](int x, int y) {  // tile cell -> index in a block's slot
-    return (y - box[1] + r) * ex + (x - box[0] + r);
+    return (y - box[1] + ry) * ex + (x - box[0] + rx);
   };
   auto domain = [&](int a, int c) {
     int const g = c + origin[a];
@@ -179,19 +189,20 @@ __global__ void __launch_bounds__(threads_per_block, 3)
     return p.wrap[a] || (g >= 0 && g < n[a]);
   };
   // Stage i computes the interior cells at least (i + 1) r from the tile's
-  // edge (everything they read is valid after stage i - 1): the stages
-  // that compute a cell.
+  // edge along each axis of radius r (everything they read is valid after
+  // stage i - 1): the stages that compute a cell.
   auto stages_at = [&](int x, int y) {
     int const c[2] = {x, y};
-    int distance = reach;
+    int stages = Stages;
     bool in = true;
+#pragma unroll
     for (int a = 0; a < 2; ++a) {
       in = in && interior(a, domain(a, c[a]));
       int const d = c[a] < tile[a] - 1 - c[a] ? c[a] : tile[a] - 1 - c[a];
-      distance = d < distance ? d : distance;
+      int const along = r[a] > 0 ? d / (r[a] > 0 ? r[a] : 1) : Stages;
+      stages = along < stages ? along : stages;
     }
-    if (!in) return 0;
-    return r == 0 ? Stages : (distance / (r > 0 ? r : 1));
+    return in ? stages : 0;
   };
 
   int const thread = static_cast<int>(threadIdx.y * threads_x + threadIdx.x);
@@ -214,7 +225,7 @@ __global__ void __launch_bounds__(threads_per_block, 3)
   for (int h = 0; h < grown_per_thread; ++h) {
     int const at = thread + h * threads_per_block;
     if (at >= slot_cells) continue;
-    int const cx = box[0] - r + at % ex, cy = box[1] - r + at / ex;
+    int const cx = box[0] - rx + at % ex, cy = box[1] - ry + at / ex;
     if (cx < 0 || cy < 0 || cx >= tile[0] || cy >= tile[1]) continue;
     int const g[2] = {domain(0, cx), domain(1, cy)};
     if (!in_padded(0, g[0]) || !in_padded(1, g[1])) continue;
@@ -245,8 +256,8 @@ __global__ void __launch_bounds__(threads_per_block, 3)
     }
     int const owner_x = source[0] / own_x;
     int const owner_y = source[1] / own_y;
-    int const from = (source[1] - owner_y * own_y + r) * ex +
-                     (source[0] - owner_x * own_x + r);
+    int const from = (source[1] - owner_y * own_y + ry) * ex +
+                     (source[0] - owner_x * own_x + rx);
     // `to` in this block's slot, and the cluster address of the cell it is
     // taken from in the owner's slot 0 (a later slot is a fixed offset on).
     std::uint32_t const address = cluster_address(

@@ -125,24 +125,24 @@ int resident_clusters(FusedShape const& shape) {
 /// the cells their stages compute (rims included): the plan's cost.
 template <class T, class Fields, int Stages>
 FusedShape shape_for(int cx, int cy, int nx, int ny, double& work) {
-  constexpr int r = Fields::radius;
-  constexpr int reach = Stages * r;
+  constexpr int rx = fused_radius<Fields>[0], ry = fused_radius<Fields>[1];
   FusedShape s;
   s.cluster_x = cx;
   s.cluster_y = cy;
   s.own_y = threads_y * cells_per_thread(Stages, Fields::written_count);
-  int const valid_x = s.tile_x() - 2 * reach;
-  int const valid_y = s.tile_y() - 2 * reach;
+  int const valid_x = s.tile_x() - 2 * Stages * rx;
+  int const valid_y = s.tile_y() - 2 * Stages * ry;
   work = -1.0;
   if (valid_x < fewest_valid || valid_y < fewest_valid) return s;
   s.tiles_x = (nx + valid_x - 1) / valid_x;
   s.tiles_y = (ny + valid_y - 1) / valid_y;
   s.shared_bytes = fused_shared_bytes<Fields>(
-      static_cast<std::size_t>(s.own_x + 2 * r) * (s.own_y + 2 * r), sizeof(T));
+      static_cast<std::size_t>(s.own_x + 2 * rx) * (s.own_y + 2 * ry),
+      sizeof(T));
   double per_tile = 0.0;
   for (int i = 1; i <= Stages; ++i) {
-    per_tile +=
-        static_cast<double>(s.tile_x() - 2 * i * r) * (s.tile_y() - 2 * i * r);
+    per_tile += static_cast<double>(s.tile_x() - 2 * i * rx) *
+                (s.tile_y() - 2 * i * ry);
   }
   work = per_tile * s.tiles_x * s.tiles_y;
   return s;
@@ -309,8 +309,9 @@ class FusedRun final : public stencil::ode::detail::StepRun {
         best >= 0, "stencil::ode::Fused: no cluster",
         chosen ? " of the size asked" : "",
         " holds a tile that writes at least ", fewest_valid,
-        " cells a side past rims of ", S, " stages x radius ", Fields::radius,
-        tried.empty() ? "" : "; CUDA cannot run clusters of", tried,
+        " cells a side past rims of ", S, " stages x radius ",
+        fused_radius<Fields>[0], " along x and ", fused_radius<Fields>[1],
+        " along y", tried.empty() ? "" : "; CUDA cannot run clusters of", tried,
         " (use Unfused)");
   }
 
