@@ -394,32 +394,46 @@ TEST(OdePlans, AutoAndFusedSayWhereFusedCannotRun) {
   }
 }
 
+/// BRUSS2D interleaved declared without `within`: radius 2 along y too.
+struct BrussInterleavedWide : stencil::suite::BrussInterleavedRhs {
+  using fields = stencil::fields<stencil::field<2>>;
+};
+
 TEST(OdePlans, AutoTakesFusedWhereItsRimsPay) {
   using stencil::suite::BrussInterleavedRhs;
-  auto const rhs = BrussInterleavedRhs::for_points(37);  // radius 2
+  auto const rhs = BrussInterleavedRhs::for_points(37);  // within<1, 2>
+  BrussInterleavedWide const wide{rhs};                  // radius 2, 2
   stencil::ode::FixedSteps const steps{0.0, 0.01, 2};
+  auto w =
+      make_state<float, BrussInterleavedRhs>({37, 74}, all(Boundary::fixed), 2);
+  auto const wide_float = stencil::ode::integrate(Space{}, w, wide, Method::rk4,
+                                                  steps, stencil::ode::Auto{});
+  EXPECT_EQ(wide_float.plan, "Unfused");
+  EXPECT_NE(wide_float.plan_reason.find("on 4-byte values"), std::string::npos)
+      << wide_float.plan_reason;
   auto f =
       make_state<float, BrussInterleavedRhs>({37, 74}, all(Boundary::fixed), 2);
   auto const in_float = stencil::ode::integrate(Space{}, f, rhs, Method::rk4,
                                                 steps, stencil::ode::Auto{});
-  EXPECT_EQ(in_float.plan, "Unfused");
-  EXPECT_NE(in_float.plan_reason.find("on 4-byte values"), std::string::npos)
-      << in_float.plan_reason;
   auto d = make_state<double, BrussInterleavedRhs>({37, 74},
                                                    all(Boundary::fixed), 2);
-  auto const in_double = stencil::ode::integrate(Space{}, d, rhs, Method::rk4,
-                                                 steps, stencil::ode::Auto{});
-  if constexpr (native) {
-    EXPECT_EQ(in_double.plan.rfind("Fused", 0), 0u) << in_double.plan;
-  } else {
-    EXPECT_EQ(in_double.plan, "Unfused");
-    EXPECT_NE(in_double.plan_reason.find("native CUDA backend"),
-              std::string::npos)
-        << in_double.plan_reason;
+  auto const wide_double = stencil::ode::integrate(
+      Space{}, d, wide, Method::rk4, steps, stencil::ode::Auto{});
+  for (auto const* report : {&in_float, &wide_double}) {
+    if constexpr (native) {
+      EXPECT_EQ(report->plan.rfind("Fused", 0), 0u) << report->plan;
+    } else {
+      EXPECT_EQ(report->plan, "Unfused");
+      EXPECT_NE(report->plan_reason.find("native CUDA backend"),
+                std::string::npos)
+          << report->plan_reason;
+    }
   }
-  static_assert(stencil::ode::auto_takes_fused(1, 4) &&
-                stencil::ode::auto_takes_fused(2, 8) &&
-                !stencil::ode::auto_takes_fused(3, 8));
+  static_assert(stencil::ode::auto_takes_fused(1, 1, 4) &&
+                stencil::ode::auto_takes_fused(2, 1, 4) &&
+                !stencil::ode::auto_takes_fused(2, 2, 4) &&
+                stencil::ode::auto_takes_fused(2, 2, 8) &&
+                !stencil::ode::auto_takes_fused(3, 2, 8));
 }
 
 TEST(OdePlans, BrussInterleavedIsBrussInTwoFields) {

@@ -347,15 +347,19 @@ std::unique_ptr<StepRun> make_run(ExecSpace const& space,
     return std::make_unique<UnfusedPlan>(space, state, rhs, std::move(tableau));
   } else {
     std::string why;
+    constexpr int radius_x =
+        stencil::detail::largest_radius_along<typename Rhs::fields>(0);
+    constexpr int radius_y =
+        stencil::detail::largest_radius_along<typename Rhs::fields>(1);
     if constexpr (std::is_same_v<P, Auto> &&
-                  !auto_takes_fused(Rhs::fields::radius, sizeof(T))) {
+                  !auto_takes_fused(radius_x, radius_y, sizeof(T))) {
       reason = stencil::detail::concat(
-          "Unfused: the right-hand side reads ", Rhs::fields::radius,
-          " cells away, and on ", sizeof(T),
+          "Unfused: the right-hand side reads ", radius_x,
+          " cells away along x and ", radius_y, " along y, and on ", sizeof(T),
           "-byte values Fused's rims of stages x radius recomputed cells "
-          "cost more than the memory traffic it saves (Auto takes it at "
-          "radius 1, and at radius 2 on 8-byte values; Fused{} runs it "
-          "anyway)");
+          "cost more than the memory traffic it saves (Auto takes it where "
+          "the two radii sum to at most 3, or 4 on 8-byte values; "
+          "fields<...>::within narrows an axis; Fused{} runs it anyway)");
       return std::make_unique<UnfusedPlan>(space, state, rhs,
                                            std::move(tableau));
     } else if constexpr (Native::available) {

@@ -24,14 +24,17 @@ struct Fused {
 /// the Report says which and why.
 struct Auto {};
 
-/// Whether Auto takes Fused for a right-hand side of `radius` on values of
-/// `value_bytes`: radius 1 always, radius 2 for 8-byte values. Fused
-/// recomputes rims of stages x radius cells per tile, and its rate barely
-/// depends on the value size, while Unfused's, bound by memory traffic,
-/// halves from 4- to 8-byte values; so the recomputation a radius costs
-/// is paid back in double before float (docs/decisions/ode-fused-plan.md).
-constexpr bool auto_takes_fused(int radius, int value_bytes) {
-  return radius * 4 <= value_bytes || radius <= 1;
+/// Whether Auto takes Fused for a 2D right-hand side read `radius_x` and
+/// `radius_y` cells away on values of `value_bytes`: where the two sum to
+/// at most 3 (radius 1, or 2 along one axis only), and to 4 on 8-byte
+/// values. Fused recomputes rims of stages x radius cells along each axis
+/// per tile, and its rate barely depends on the value size, while
+/// Unfused's, bound by memory traffic, halves from 4- to 8-byte values; so
+/// the recomputation is paid back in double before float
+/// (docs/decisions/ode-fused-plan.md).
+constexpr bool auto_takes_fused(int radius_x, int radius_y, int value_bytes) {
+  int const rims = radius_x + radius_y;
+  return rims <= 3 || (value_bytes >= 8 && rims <= 4);
 }
 
 inline char const* to_string(Unfused) { return "Unfused"; }
