@@ -158,6 +158,7 @@ __global__ void __launch_bounds__(threads_per_block, 3)
   // Grown-box cells each thread loads (and may list as a halo cell).
   constexpr int grown_per_thread =
       (slot_cells + threads_per_block - 1) / threads_per_block;
+  static_assert(grown_per_thread <= 32, "one bit of `valid` per cell");
   extern __shared__ __align__(16) unsigned char shared_raw[];
   T* const shared = reinterpret_cast<T*>(shared_raw);
 
@@ -221,22 +222,46 @@ __global__ void __launch_bounds__(threads_per_block, 3)
       shared_raw + fused_list_offset<Fields>(slot_cells * sizeof(T)));
   if (thread == 0) halo_count = 0;
   __syncthreads();
+  // Every load of the pass is issued before the first store: a store right
+  // behind its load waited for DRAM once per grown-box cell of the thread.
+  // The coordinates stay in registers between the two loops: recomputing
+  // them ran slower.
+  int cell_x[grown_per_thread], cell_y[grown_per_thread];
+  int global_x[grown_per_thread], global_y[grown_per_thread];
+  T loaded[grown_per_thread][Fields::count];
+  unsigned valid = 0;  // bit h: grown-box cell h lies in the padded array
 #pragma unroll
   for (int h = 0; h < grown_per_thread; ++h) {
     int const at = thread + h * threads_per_block;
-    if (at >= slot_cells) continue;
     int const cx = box[0] - rx + at % ex, cy = box[1] - ry + at / ex;
-    if (cx < 0 || cy < 0 || cx >= tile[0] || cy >= tile[1]) continue;
-    int const g[2] = {domain(0, cx), domain(1, cy)};
-    if (!in_padded(0, g[0]) || !in_padded(1, g[1])) continue;
+    int const gx = domain(0, cx), gy = domain(1, cy);
+    cell_x[h] = cx;
+    cell_y[h] = cy;
+    global_x[h] = gx;
+    global_y[h] = gy;
+    if (at >= slot_cells || cx < 0 || cy < 0 || cx >= tile[0] ||
+        cy >= tile[1] || !in_padded(0, gx) || !in_padded(1, gy)) {
+      continue;
+    }
+    valid |= 1u << h;
     std::int64_t const from_global =
-        p.layout.template offset<std::int64_t>(0, g[1], g[0]);
+        p.layout.template offset<std::int64_t>(0, gy, gx);
+    for_each_field<Fields>([&](auto field) {
+      constexpr int f = decltype(field)::value;
+      loaded[h][f] = p.in[f][from_global];
+    });
+  }
+#pragma unroll
+  for (int h = 0; h < grown_per_thread; ++h) {
+    if ((valid & (1u << h)) == 0) continue;
+    int const at = thread + h * threads_per_block;
+    int const cx = cell_x[h], cy = cell_y[h];
+    int const g[2] = {global_x[h], global_y[h]};
     for_each_field<Fields>([&](auto field) {
       constexpr int f = decltype(field)::value;
       constexpr int base = fused_slot_base<Fields>(f);
-      T const value = p.in[f][from_global];
-      slot(base)[at] = value;
-      if constexpr (Fields::written[f]) slot(base + 1)[at] = value;
+      slot(base)[at] = loaded[h][f];
+      if constexpr (Fields::written[f]) slot(base + 1)[at] = loaded[h][f];
     });
     bool const own = cx >= box[0] && cx < box[0] + own_x && cy >= box[1] &&
                      cy < box[1] + own_y;
