@@ -160,6 +160,9 @@ void expect_integrable(State<T, Rank, MemorySpace> const& state) {
   static_assert(Rhs::rank == Rank,
                 "stencil::ode::integrate: the right-hand side's rank differs "
                 "from the state's");
+  static_assert(Fields::within_count == 0 || Fields::within_count == Rank,
+                "stencil::fields::within: give one radius per dimension of "
+                "the right-hand side (within<ry, rx> for rank 2)");
   static_assert(Fields::most_levels == 1,
                 "stencil::ode::integrate: a right-hand side reads its fields "
                 "at the current level only (an ODE keeps no earlier levels); "
