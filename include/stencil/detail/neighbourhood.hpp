@@ -81,36 +81,23 @@ KOKKOS_FUNCTION void report_offset_beyond_radius(int radius,
   KOKKOS_IF_ON_DEVICE((trap_offset_beyond_radius(radius, o, n);))
 }
 
-/// The check every accessor's in(...) makes (see the top of this file);
-/// nothing at all in an unchecked build whose offsets are not constants.
-template <int Radius, class... Offsets>
-KOKKOS_FORCEINLINE_FUNCTION void check_offsets(Offsets... offsets) {
-#if STENCIL_IMPL_STATIC_OFFSET_CHECK
-  if (((__builtin_constant_p(offsets) &&
-        (offsets > Radius || offsets < -Radius)) ||
-       ...)) {
-    offset_beyond_declared_radius();
-  }
-#endif
-#if STENCIL_IMPL_RUNTIME_OFFSET_CHECK
-  if (((offsets > Radius || offsets < -Radius) || ...)) {
-    report_offset_beyond_radius(Radius, offsets...);
-  }
-#else
-  ((void)offsets, ...);
-#endif
-}
-
-/// check_offsets with a radius per axis (`Radius...` and the offsets both
-/// slowest first): a multi-field stencil's fields::within.
-template <int... Radius, class... Offsets>
-KOKKOS_FORCEINLINE_FUNCTION void check_axis_offsets(Offsets... offsets) {
+/// The check every accessor's in(...) makes (see the top of this file):
+/// each offset against the radius of its axis (`Radius...` and the offsets
+/// both slowest first); nothing at all in an unchecked build whose offsets
+/// are not constants. `Within` names fields::within in the compile-time
+/// message, for radii narrowed per axis.
+template <bool Within, int... Radius, class... Offsets>
+KOKKOS_FORCEINLINE_FUNCTION void check_offsets_per_axis(Offsets... offsets) {
   static_assert(sizeof...(Radius) == sizeof...(Offsets));
 #if STENCIL_IMPL_STATIC_OFFSET_CHECK
   if (((__builtin_constant_p(offsets) &&
         (offsets > Radius || offsets < -Radius)) ||
        ...)) {
-    offset_beyond_declared_axis_radius();
+    if constexpr (Within) {
+      offset_beyond_declared_axis_radius();
+    } else {
+      offset_beyond_declared_radius();
+    }
   }
 #endif
 #if STENCIL_IMPL_RUNTIME_OFFSET_CHECK
@@ -122,6 +109,12 @@ KOKKOS_FORCEINLINE_FUNCTION void check_axis_offsets(Offsets... offsets) {
 #else
   ((void)offsets, ...);
 #endif
+}
+
+/// The same radius on every axis: a stencil's declared radius.
+template <int Radius, class... Offsets>
+KOKKOS_FORCEINLINE_FUNCTION void check_offsets(Offsets... offsets) {
+  check_offsets_per_axis<false, (0 * sizeof(Offsets) + Radius)...>(offsets...);
 }
 
 /// Every accessor's in(...) takes one offset per grid dimension; this keeps
@@ -140,7 +133,7 @@ KOKKOS_FORCEINLINE_FUNCTION constexpr void check_offset_count() {
 /// Offsets are literals in practice; after inlining they fold into fixed
 /// address offsets. `Radius` is the stencil's, for check_offsets, and
 /// `AxisRadius...`, where given (one per dimension, slowest first), each
-/// axis's, for check_axis_offsets.
+/// axis's, for check_offsets_per_axis.
 template <class T, int Rank, int Radius, int... AxisRadius>
 struct Neighbourhood {
   using value_type = T;
@@ -152,7 +145,7 @@ struct Neighbourhood {
   KOKKOS_FORCEINLINE_FUNCTION T operator()(Offsets... offsets) const {
     check_offset_count<Rank, sizeof...(Offsets)>();
     if constexpr (sizeof...(AxisRadius) == sizeof...(Offsets)) {
-      check_axis_offsets<AxisRadius...>(static_cast<int>(offsets)...);
+      check_offsets_per_axis<true, AxisRadius...>(static_cast<int>(offsets)...);
     } else {
       check_offsets<Radius>(static_cast<int>(offsets)...);
     }

@@ -176,6 +176,13 @@ KOKKOS_INLINE_FUNCTION constexpr int written_slot() {
   return slot;
 }
 
+/// Whether `Fields` declares no `within`, or one radius per dimension of
+/// a stencil of `rank`.
+template <class Fields>
+constexpr bool within_fits_rank(int rank) {
+  return Fields::within_count == 0 || Fields::within_count == rank;
+}
+
 /// Compile-time checks of a multi-field functor, with what to do.
 template <class Op, int Rank>
 constexpr bool check_fields_operator() {
@@ -190,10 +197,9 @@ constexpr bool check_fields_operator() {
     static_assert(Op::rank == Rank,
                   "stencil::traits: the stencil's rank does not match the "
                   "state's rank; use a State<T, Op::rank>");
-    static_assert(
-        Op::fields::within_count == 0 || Op::fields::within_count == Op::rank,
-        "stencil::fields::within: give one radius per dimension of "
-        "the stencil (within<ry, rx> for rank 2)");
+    static_assert(within_fits_rank<typename Op::fields>(Op::rank),
+                  "stencil::fields::within: give one radius per dimension of "
+                  "the stencil (within<ry, rx> for rank 2)");
   }
   return true;
 }

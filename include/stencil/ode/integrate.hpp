@@ -160,7 +160,7 @@ void expect_integrable(State<T, Rank, MemorySpace> const& state) {
   static_assert(Rhs::rank == Rank,
                 "stencil::ode::integrate: the right-hand side's rank differs "
                 "from the state's");
-  static_assert(Fields::within_count == 0 || Fields::within_count == Rank,
+  static_assert(stencil::detail::within_fits_rank<Fields>(Rank),
                 "stencil::fields::within: give one radius per dimension of "
                 "the right-hand side (within<ry, rx> for rank 2)");
   static_assert(Fields::most_levels == 1,
