@@ -4,7 +4,8 @@
 //   every method, float and double, on heat, BRUSS2D (two fields, and
 //   interleaved in one), Gray-Scott; fixed, periodic, neumann, reflecting
 //   and mixed sides; odd sizes, domains smaller than a tile and domains of
-//   many tiles, every cluster shape; fixed and adaptive steps;
+//   many tiles, every cluster shape; fixed and adaptive steps; the
+//   right-hand side is shown interior positions only;
 // - everywhere, Auto says which plan it took and why, and Fused refuses
 //   what it cannot run, naming Unfused;
 // - BRUSS2D interleaved is the same ODE as BRUSS2D in two fields.
@@ -25,6 +26,31 @@
 #include <string>
 #include <vector>
 
+// Outside the anonymous namespace: there, the host stub nvcc generates for
+// the fused kernel failed to name this type.
+namespace stencil_test {
+
+/// Heat that records, in `outside`, whether it was ever evaluated at a
+/// position past the domain: a right-hand side may index arrays of its own
+/// by position, so no plan may show it one, even for a value it drops.
+struct PositionProbeRhs {
+  static constexpr int rank = 2;
+  static constexpr auto shape = stencil::Shape::star;
+  using fields = stencil::fields<stencil::field<1>>;
+  static constexpr char const* name = "position-probe-rhs";
+  Kokkos::View<int, Kokkos::DefaultExecutionSpace::memory_space> outside;
+  int ny = 0, nx = 0;
+  template <class In>
+  KOKKOS_FUNCTION auto operator()(In const& in) const {
+    auto const u = stencil::read<0>(in);
+    auto const at = in.position();
+    if (at[0] < 0 || at[0] >= ny || at[1] < 0 || at[1] >= nx) outside() = 1;
+    return u(1, 0) + u(-1, 0) + u(0, 1) + u(0, -1) - 4 * u(0, 0);
+  }
+};
+
+}  // namespace stencil_test
+
 namespace {
 
 using Space = Kokkos::DefaultExecutionSpace;
@@ -41,6 +67,7 @@ constexpr int verner_rows = 0;
 #endif
 
 using stencil_test::HeatRhs;
+using stencil_test::PositionProbeRhs;
 
 /// u' = div(k grad u) + S(x, y, t) with k a coefficient field and S a
 /// source of the cell's position and the stage's time: reads a second,
@@ -299,6 +326,32 @@ TEST(OdePlans, FusedReadsCoefficientsPositionAndTime) {
     }
     print_largest_seen<double>();
     print_largest_seen<float>();
+  }
+}
+
+TEST(OdePlans, FusedShowsTheRightHandSideInteriorPositionsOnly) {
+  if constexpr (!native) {
+    GTEST_SKIP() << "Fused runs on the native CUDA backend only";
+  } else {
+    Sides const mixed = {Boundary::fixed, Boundary::neumann, Boundary::periodic,
+                         Boundary::periodic};
+    for (std::array<int, 2> const extents :
+         {std::array<int, 2>{5, 7}, std::array<int, 2>{151, 133}}) {
+      for (Sides const& s :
+           {all(Boundary::fixed), all(Boundary::reflecting), mixed}) {
+        PositionProbeRhs rhs{Kokkos::View<int, Memory>("outside"), extents[0],
+                             extents[1]};
+        for (Method m : {Method::rk4, Method::verner56}) {
+          expect_as_unfused<double>(rhs, {extents, s, 2, 0.05}, m,
+                                    stencil::ode::Fused{}, "position probe");
+        }
+        int outside = 0;
+        Kokkos::deep_copy(outside, rhs.outside);
+        EXPECT_EQ(outside, 0) << extents[0] << "x" << extents[1]
+                              << ": the right-hand side saw a position past "
+                                 "the domain";
+      }
+    }
   }
 }
 

@@ -210,24 +210,11 @@ __global__ void __launch_bounds__(threads_per_block, 3)
 
   // One pass over the grown box (within the padded array) loads every
   // field, a written one into both slots so that a fixed halo holds in
-  // either, and lists the cells the block refreshes after each stage, the
-  // same every stage: a cell of another block's box, taken from it, or a
-  // halo cell of a mirrored side, taken from the interior cell it mirrors
-  // (owned by whichever block). Those are few (the box's edges), so the
-  // list behind the slots deals them out one to a thread: a thread then
-  // waits for one load from another block per field and stage, not one per
-  // grown-box cell it would otherwise scan.
-  __shared__ int halo_count;
-  auto* const halo_list = reinterpret_cast<int2*>(
-      shared_raw + fused_list_offset<Fields>(slot_cells * sizeof(T)));
-  if (thread == 0) halo_count = 0;
-  __syncthreads();
-  // Every load of the pass is issued before the first store: a store right
+  // either. Every load is issued before the first store: a store right
   // behind its load waited for DRAM once per grown-box cell of the thread.
   // The coordinates stay in registers between the two loops: recomputing
   // them ran slower.
-  int cell_x[grown_per_thread], cell_y[grown_per_thread];
-  int global_x[grown_per_thread], global_y[grown_per_thread];
+  int at_global[grown_per_thread];
   T loaded[grown_per_thread][Fields::count];
   unsigned valid = 0;  // bit h: grown-box cell h lies in the padded array
 #pragma unroll
@@ -235,10 +222,6 @@ __global__ void __launch_bounds__(threads_per_block, 3)
     int const at = thread + h * threads_per_block;
     int const cx = box[0] - rx + at % ex, cy = box[1] - ry + at / ex;
     int const gx = domain(0, cx), gy = domain(1, cy);
-    cell_x[h] = cx;
-    cell_y[h] = cy;
-    global_x[h] = gx;
-    global_y[h] = gy;
     if (at >= slot_cells || cx < 0 || cy < 0 || cx >= tile[0] ||
         cy >= tile[1] || !in_padded(0, gx) || !in_padded(1, gy)) {
       continue;
@@ -255,29 +238,49 @@ __global__ void __launch_bounds__(threads_per_block, 3)
   for (int h = 0; h < grown_per_thread; ++h) {
     if ((valid & (1u << h)) == 0) continue;
     int const at = thread + h * threads_per_block;
-    int const cx = cell_x[h], cy = cell_y[h];
-    int const g[2] = {global_x[h], global_y[h]};
     for_each_field<Fields>([&](auto field) {
       constexpr int f = decltype(field)::value;
       constexpr int base = fused_slot_base<Fields>(f);
       slot(base)[at] = loaded[h][f];
       if constexpr (Fields::written[f]) slot(base + 1)[at] = loaded[h][f];
     });
+  }
+
+  // The cells the block refreshes after each stage, the same every stage: a
+  // cell of another block's box, taken from it, or a halo cell of a
+  // mirrored side, taken from the interior cell it mirrors (owned by
+  // whichever block). Those are few, so the list behind the slots deals
+  // them out one to a thread: a thread then waits for one load from another
+  // block per field and stage, not one per grown-box cell it would
+  // otherwise scan. Only the ring around the box is searched, and the box
+  // itself only where it reaches past the domain's edge: searching every
+  // grown-box cell put the list's branches on nearly every warp (each row
+  // has ring cells) and cost more instructions than the loads.
+  __shared__ int halo_count;
+  auto* const halo_list = reinterpret_cast<int2*>(
+      shared_raw + fused_list_offset<Fields>(slot_cells * sizeof(T)));
+  if (thread == 0) halo_count = 0;
+  __syncthreads();
+  auto list_if_refreshed = [&](int lx, int ly) {
+    int const cx = box[0] - rx + lx, cy = box[1] - ry + ly;
+    if (cx < 0 || cy < 0 || cx >= tile[0] || cy >= tile[1]) return;
+    int const g[2] = {domain(0, cx), domain(1, cy)};
+    if (!in_padded(0, g[0]) || !in_padded(1, g[1])) return;
     bool const own = cx >= box[0] && cx < box[0] + own_x && cy >= box[1] &&
                      cy < box[1] + own_y;
     bool const halo = !interior(0, g[0]) || !interior(1, g[1]);
-    if (own && !halo) continue;  // computed by this block
+    if (own && !halo) return;  // computed by this block
     int source[2];
     for (int a = 0; a < 2; ++a) {
       source[a] = p.wrap[a] ? (a == 0 ? cx : cy)
                             : mirrored(g[a], n[a], p.side[a][0], p.side[a][1]) -
                                   origin[a];
     }
-    if (halo && source[0] == cx && source[1] == cy) continue;  // fixed
+    if (halo && source[0] == cx && source[1] == cy) return;  // fixed
     // Only a cell no computed cell reads mirrors one outside the tile.
     if (source[0] < 0 || source[1] < 0 || source[0] >= tile[0] ||
         source[1] >= tile[1]) {
-      continue;
+      return;
     }
     int const owner_x = source[0] / own_x;
     int const owner_y = source[1] / own_y;
@@ -288,17 +291,54 @@ __global__ void __launch_bounds__(threads_per_block, 3)
     std::uint32_t const address = cluster_address(
         shared + from, static_cast<unsigned>(owner_y * p.cluster_x + owner_x));
     halo_list[atomicAdd(&halo_count, 1)] =
-        make_int2(at, static_cast<int>(address));
+        make_int2(ly * ex + lx, static_cast<int>(address));
+  };
+  // The ring: ry rows above and below the box, then rx columns each side of
+  // its rows.
+  constexpr int band = ry * ex;
+  constexpr int ring = slot_cells - own_x * own_y;
+  constexpr int side_width = 2 * rx > 0 ? 2 * rx : 1;
+  for (int e = thread; e < ring; e += threads_per_block) {
+    if (e < 2 * band) {
+      bool const above = e < band;
+      int const b = above ? e : e - band;
+      list_if_refreshed(b % ex, b / ex + (above ? 0 : ry + own_y));
+    } else {
+      int const s = e - 2 * band;
+      int const c = s % side_width;
+      list_if_refreshed(c < rx ? c : own_x + c, ry + s / side_width);
+    }
+  }
+  bool past_edge = false;
+  for (int a = 0; a < 2; ++a) {
+    int const first = box[a] + origin[a];
+    int const extent = a == 0 ? own_x : own_y;
+    past_edge =
+        past_edge || (!p.wrap[a] && (first < 0 || first + extent > n[a]));
+  }
+  if (past_edge) {
+    for (int o = thread; o < own_x * own_y; o += threads_per_block) {
+      list_if_refreshed(rx + o % own_x, ry + o / own_x);
+    }
   }
   __syncthreads();
   int const halos = halo_count;
 
   // The thread's cells: column box_x + threadIdx.x, rows box_y +
-  // threadIdx.y + threads_y * m.
+  // threadIdx.y + threads_y * m. A cell outside the domain (a fixed or
+  // mirrored halo) is evaluated too, its result never stored, at the
+  // nearest interior position: the right-hand side then only ever sees
+  // positions it would in Unfused.
+  auto evaluated_at = [&](int a, int c) {
+    int const g = domain(a, c);
+    return g < 0 ? 0 : (g >= n[a] ? n[a] - 1 : g);
+  };
   int const x = box[0] + static_cast<int>(threadIdx.x);
-  int const gx = domain(0, x);
+  int const gx = evaluated_at(0, x);
   T y_n[cells][W];
   T k[Stages][cells][W];
+  int computed_by[cells];  // cell m is stored by stages 0..computed_by-1
+  int gy[cells];
 #pragma unroll
   for (int m = 0; m < cells; ++m) {
     int const y = box[1] + static_cast<int>(threadIdx.y) + threads_y * m;
@@ -309,12 +349,8 @@ __global__ void __launch_bounds__(threads_per_block, 3)
             slot(fused_slot_base<Fields>(f))[local(x, y)];
       }
     });
-  }
-  int computed_by[cells];  // cell m is computed by stages 0..computed_by-1
-#pragma unroll
-  for (int m = 0; m < cells; ++m) {
-    computed_by[m] =
-        stages_at(x, box[1] + static_cast<int>(threadIdx.y) + threads_y * m);
+    computed_by[m] = stages_at(x, y);
+    gy[m] = evaluated_at(1, y);
   }
 
   double error_squares = 0.0;
@@ -330,15 +366,16 @@ __global__ void __launch_bounds__(threads_per_block, 3)
           slot(fused_slot_base<Fields>(f) + (written ? current : 0));
     });
     double const t = p.t + p.tableau.c[i] * p.dt;
+    // Every cell's right-hand side first, with no branch between them, so
+    // that the compiler interleaves their shared-memory loads; a cell
+    // outside this stage's trapezoid reads stale neighbours and its result
+    // is dropped below. (A branch per cell kept each cell's loads apart.)
 #pragma unroll
     for (int m = 0; m < cells; ++m) {
       int const y = box[1] + static_cast<int>(threadIdx.y) + threads_y * m;
-      if (i >= computed_by[m]) continue;
-      int const gy = domain(1, y);
-      int const at = local(x, y);
       auto const result =
           p.rhs(stencil::detail::FieldsNeighbourhood<T, 2, Fields>{
-              buffers, at, ex, 0, 0, gy, gx, t});
+              buffers, local(x, y), ex, 0, 0, gy[m], gx, t});
 #pragma unroll
       for (int w = 0; w < W; ++w) {
         if constexpr (requires { result.value[0]; }) {
@@ -347,6 +384,11 @@ __global__ void __launch_bounds__(threads_per_block, 3)
           k[i][m][w] = static_cast<T>(result);
         }
       }
+    }
+#pragma unroll
+    for (int m = 0; m < cells; ++m) {
+      int const y = box[1] + static_cast<int>(threadIdx.y) + threads_y * m;
+      int const at = local(x, y);
       // As the Unfused plan: the combination in double, from k stored in T.
       if (i + 1 < Stages) {
         for_each_field<Fields>([&](auto field) {
@@ -359,15 +401,18 @@ __global__ void __launch_bounds__(threads_per_block, 3)
               combination +=
                   p.tableau.a[i + 1][j] * static_cast<double>(k[j][m][w]);
             }
-            slot(fused_slot_base<Fields>(f) + (current ^ 1))[at] =
-                static_cast<T>(static_cast<double>(y_n[m][w]) +
-                               p.dt * combination);
+            T const value = static_cast<T>(static_cast<double>(y_n[m][w]) +
+                                           p.dt * combination);
+            if (i < computed_by[m]) {
+              slot(fused_slot_base<Fields>(f) + (current ^ 1))[at] = value;
+            }
           }
         });
       } else {
         // The last stage: y_n+1 where the tile owns the cell.
         int const gyo = y + origin[1], gxo = x + origin[0];
-        bool const owned = gxo >= 0 && gxo < n[0] && gyo >= 0 && gyo < n[1];
+        bool const owned = i < computed_by[m] && gxo >= 0 && gxo < n[0] &&
+                           gyo >= 0 && gyo < n[1];
         if (!owned) continue;
         std::int64_t const to =
             p.layout.template offset<std::int64_t>(0, gyo, gxo);
