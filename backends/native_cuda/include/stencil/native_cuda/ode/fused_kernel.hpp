@@ -155,10 +155,10 @@ __global__ void __launch_bounds__(threads_per_block, 3)
   constexpr int ex = own_x + 2 * rx;
   constexpr int ey = own_y + 2 * ry;
   constexpr int slot_cells = ex * ey;
-  // Grown-box cells each thread loads (and may list as a halo cell).
-  constexpr int grown_per_thread =
-      (slot_cells + threads_per_block - 1) / threads_per_block;
-  static_assert(grown_per_thread <= 32, "one bit of `valid` per cell");
+  // Grown-box rows each thread loads, in one or two columns.
+  constexpr int load_rows = (ey + threads_y - 1) / threads_y;
+  static_assert(2 * load_rows <= 32, "one bit of `valid` per cell loaded");
+  static_assert(2 * rx <= threads_x, "a thread loads one column past the box");
   extern __shared__ __align__(16) unsigned char shared_raw[];
   T* const shared = reinterpret_cast<T*>(shared_raw);
 
@@ -191,59 +191,68 @@ __global__ void __launch_bounds__(threads_per_block, 3)
   };
   // Stage i computes the interior cells at least (i + 1) r from the tile's
   // edge along each axis of radius r (everything they read is valid after
-  // stage i - 1): the stages that compute a cell.
-  auto stages_at = [&](int x, int y) {
-    int const c[2] = {x, y};
-    int stages = Stages;
-    bool in = true;
-#pragma unroll
-    for (int a = 0; a < 2; ++a) {
-      in = in && interior(a, domain(a, c[a]));
-      int const d = c[a] < tile[a] - 1 - c[a] ? c[a] : tile[a] - 1 - c[a];
-      int const along = r[a] > 0 ? d / (r[a] > 0 ? r[a] : 1) : Stages;
-      stages = along < stages ? along : stages;
-    }
-    return in ? stages : 0;
+  // stage i - 1): the stages that may compute a cell at tile coordinate c
+  // along axis a (0 outside the domain); a cell takes the fewer of its two.
+  auto stages_along = [&](int a, int c) {
+    int const d = c < tile[a] - 1 - c ? c : tile[a] - 1 - c;
+    int const along = r[a] > 0 ? d / (r[a] > 0 ? r[a] : 1) : Stages;
+    bool const in = interior(a, domain(a, c));
+    return in ? (along < Stages ? along : Stages) : 0;
   };
 
   int const thread = static_cast<int>(threadIdx.y * threads_x + threadIdx.x);
 
   // One pass over the grown box (within the padded array) loads every
   // field, a written one into both slots so that a fixed halo holds in
-  // either. Every load is issued before the first store: a store right
-  // behind its load waited for DRAM once per grown-box cell of the thread.
-  // The coordinates stay in registers between the two loops: recomputing
-  // them ran slower.
-  int at_global[grown_per_thread];
-  T loaded[grown_per_thread][Fields::count];
-  unsigned valid = 0;  // bit h: grown-box cell h lies in the padded array
+  // either. A thread loads its own column of the box and, where it has
+  // one, one of the 2 rx columns past the box's, on every threads_y-th row:
+  // what decides whether a cell is loaded splits into a part per column,
+  // worked out once, and one per row. Every load is issued before the first
+  // store: a store right behind its load waited for DRAM once per cell.
+  auto column = [&](int lx, int& gx) {  // is grown-box column lx loaded
+    int const cx = box[0] - rx + lx;
+    gx = domain(0, cx);
+    return cx >= 0 && cx < tile[0] && in_padded(0, gx);
+  };
+  int const lx[2] = {static_cast<int>(threadIdx.x),
+                     own_x + static_cast<int>(threadIdx.x)};
+  int gx_load[2];
+  bool const column_loaded[2] = {
+      column(lx[0], gx_load[0]),
+      static_cast<int>(threadIdx.x) < 2 * rx && column(lx[1], gx_load[1])};
+  T loaded[load_rows][2][Fields::count];
+  unsigned valid = 0;  // bit 2 j + c: row j's cell of column c is loaded
 #pragma unroll
-  for (int h = 0; h < grown_per_thread; ++h) {
-    int const at = thread + h * threads_per_block;
-    int const cx = box[0] - rx + at % ex, cy = box[1] - ry + at / ex;
-    int const gx = domain(0, cx), gy = domain(1, cy);
-    if (at >= slot_cells || cx < 0 || cy < 0 || cx >= tile[0] ||
-        cy >= tile[1] || !in_padded(0, gx) || !in_padded(1, gy)) {
-      continue;
+  for (int j = 0; j < load_rows; ++j) {
+    int const ly = static_cast<int>(threadIdx.y) + threads_y * j;
+    int const cy = box[1] - ry + ly;
+    int const gy = domain(1, cy);
+    if (ly >= ey || cy < 0 || cy >= tile[1] || !in_padded(1, gy)) continue;
+    std::int64_t const row = p.layout.template offset<std::int64_t>(0, gy, 0);
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+      if (!column_loaded[c]) continue;
+      valid |= 1u << (2 * j + c);
+      for_each_field<Fields>([&](auto field) {
+        constexpr int f = decltype(field)::value;
+        loaded[j][c][f] = p.in[f][row + gx_load[c]];
+      });
     }
-    valid |= 1u << h;
-    std::int64_t const from_global =
-        p.layout.template offset<std::int64_t>(0, gy, gx);
-    for_each_field<Fields>([&](auto field) {
-      constexpr int f = decltype(field)::value;
-      loaded[h][f] = p.in[f][from_global];
-    });
   }
 #pragma unroll
-  for (int h = 0; h < grown_per_thread; ++h) {
-    if ((valid & (1u << h)) == 0) continue;
-    int const at = thread + h * threads_per_block;
-    for_each_field<Fields>([&](auto field) {
-      constexpr int f = decltype(field)::value;
-      constexpr int base = fused_slot_base<Fields>(f);
-      slot(base)[at] = loaded[h][f];
-      if constexpr (Fields::written[f]) slot(base + 1)[at] = loaded[h][f];
-    });
+  for (int j = 0; j < load_rows; ++j) {
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+      if ((valid & (1u << (2 * j + c))) == 0) continue;
+      int const at =
+          (static_cast<int>(threadIdx.y) + threads_y * j) * ex + lx[c];
+      for_each_field<Fields>([&](auto field) {
+        constexpr int f = decltype(field)::value;
+        constexpr int base = fused_slot_base<Fields>(f);
+        slot(base)[at] = loaded[j][c][f];
+        if constexpr (Fields::written[f]) slot(base + 1)[at] = loaded[j][c][f];
+      });
+    }
   }
 
   // The cells the block refreshes after each stage, the same every stage: a
@@ -335,6 +344,7 @@ __global__ void __launch_bounds__(threads_per_block, 3)
   };
   int const x = box[0] + static_cast<int>(threadIdx.x);
   int const gx = evaluated_at(0, x);
+  int const stages_x = stages_along(0, x);
   T y_n[cells][W];
   T k[Stages][cells][W];
   int computed_by[cells];  // cell m is stored by stages 0..computed_by-1
@@ -349,7 +359,8 @@ __global__ void __launch_bounds__(threads_per_block, 3)
             slot(fused_slot_base<Fields>(f))[local(x, y)];
       }
     });
-    computed_by[m] = stages_at(x, y);
+    int const stages_y = stages_along(1, y);
+    computed_by[m] = stages_x < stages_y ? stages_x : stages_y;
     gy[m] = evaluated_at(1, y);
   }
 
@@ -418,17 +429,20 @@ __global__ void __launch_bounds__(threads_per_block, 3)
             p.layout.template offset<std::int64_t>(0, gyo, gxo);
 #pragma unroll
         for (int w = 0; w < W; ++w) {
-          double combination = 0.0, estimate = 0.0;
+          double combination = 0.0;
 #pragma unroll
           for (int j = 0; j < Stages; ++j) {
-            double const kj = static_cast<double>(k[j][m][w]);
-            combination += p.tableau.b[j] * kj;
-            estimate += p.tableau.e[j] * kj;
+            combination += p.tableau.b[j] * static_cast<double>(k[j][m][w]);
           }
           double const before = static_cast<double>(y_n[m][w]);
           double const after = before + p.dt * combination;
           p.out[w][to] = static_cast<T>(after);
           if (p.error_squares != nullptr) {
+            double estimate = 0.0;
+#pragma unroll
+            for (int j = 0; j < Stages; ++j) {
+              estimate += p.tableau.e[j] * static_cast<double>(k[j][m][w]);
+            }
             double const scale =
                 p.absolute + p.relative * fmax(fabs(before), fabs(after));
             double const e = p.dt * estimate / scale;
