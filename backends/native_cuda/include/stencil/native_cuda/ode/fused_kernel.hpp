@@ -63,6 +63,17 @@ __host__ __device__ constexpr int cells_per_thread(int stages, int written) {
   return cells < 1 ? 1 : (cells > 4 ? 4 : cells);
 }
 
+/// Blocks a multiprocessor runs at once, as the kernel is compiled for:
+/// 4 (64 registers a thread) where k_1..k_s of a thread's cells fit in 32
+/// registers, else 3 (80). Where k is larger, 64 registers spill more
+/// than the fourth block's warps pay for (docs/decisions/ode-fused-plan.md).
+template <class T, int Stages, int Written>
+__host__ __device__ constexpr int fused_blocks_per_sm() {
+  int const k_bytes = Stages * cells_per_thread(Stages, Written) * Written *
+                      static_cast<int>(sizeof(T));
+  return k_bytes <= 128 ? 4 : 3;
+}
+
 template <int Stages>
 struct FusedTableau {
   double a[Stages][Stages] = {};
@@ -140,7 +151,9 @@ __device__ __forceinline__ int mirrored(int g, int n, Boundary low,
 }
 
 template <class T, class Rhs, int Stages>
-__global__ void __launch_bounds__(threads_per_block, 3)
+__global__ void __launch_bounds__(
+    threads_per_block,
+    (fused_blocks_per_sm<T, Stages, Rhs::fields::written_count>()))
     fused_step(FusedParams<T, Rhs, Stages> p) {
   namespace cg = cooperative_groups;
   using Fields = typename Rhs::fields;
