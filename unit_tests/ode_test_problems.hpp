@@ -24,4 +24,18 @@ struct HeatRhs {
   }
 };
 
+/// HeatRhs that records, in `outside`, whether it was ever evaluated at a
+/// position past the domain: a right-hand side may index arrays of its own
+/// by position, so no plan may show it one, even for a value it drops.
+struct PositionProbeRhs : HeatRhs {
+  Kokkos::View<int, Kokkos::DefaultExecutionSpace::memory_space> outside;
+  int ny = 0, nx = 0;
+  template <class In>
+  KOKKOS_FUNCTION auto operator()(In const& in) const {
+    auto const at = in.position();
+    if (at[0] < 0 || at[0] >= ny || at[1] < 0 || at[1] >= nx) outside() = 1;
+    return HeatRhs::operator()(in);
+  }
+};
+
 }  // namespace stencil_test

@@ -26,31 +26,6 @@
 #include <string>
 #include <vector>
 
-// Outside the anonymous namespace: there, the host stub nvcc generates for
-// the fused kernel failed to name this type.
-namespace stencil_test {
-
-/// Heat that records, in `outside`, whether it was ever evaluated at a
-/// position past the domain: a right-hand side may index arrays of its own
-/// by position, so no plan may show it one, even for a value it drops.
-struct PositionProbeRhs {
-  static constexpr int rank = 2;
-  static constexpr auto shape = stencil::Shape::star;
-  using fields = stencil::fields<stencil::field<1>>;
-  static constexpr char const* name = "position-probe-rhs";
-  Kokkos::View<int, Kokkos::DefaultExecutionSpace::memory_space> outside;
-  int ny = 0, nx = 0;
-  template <class In>
-  KOKKOS_FUNCTION auto operator()(In const& in) const {
-    auto const u = stencil::read<0>(in);
-    auto const at = in.position();
-    if (at[0] < 0 || at[0] >= ny || at[1] < 0 || at[1] >= nx) outside() = 1;
-    return u(1, 0) + u(-1, 0) + u(0, 1) + u(0, -1) - 4 * u(0, 0);
-  }
-};
-
-}  // namespace stencil_test
-
 namespace {
 
 using Space = Kokkos::DefaultExecutionSpace;
@@ -339,8 +314,8 @@ TEST(OdePlans, FusedShowsTheRightHandSideInteriorPositionsOnly) {
          {std::array<int, 2>{5, 7}, std::array<int, 2>{151, 133}}) {
       for (Sides const& s :
            {all(Boundary::fixed), all(Boundary::reflecting), mixed}) {
-        PositionProbeRhs rhs{Kokkos::View<int, Memory>("outside"), extents[0],
-                             extents[1]};
+        PositionProbeRhs rhs{
+            {}, Kokkos::View<int, Memory>("outside"), extents[0], extents[1]};
         for (Method m : {Method::rk4, Method::verner56}) {
           expect_as_unfused<double>(rhs, {extents, s, 2, 0.05}, m,
                                     stencil::ode::Fused{}, "position probe");
