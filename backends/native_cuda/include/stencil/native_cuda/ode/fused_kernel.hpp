@@ -65,8 +65,9 @@ __host__ __device__ constexpr int cells_per_thread(int stages, int written) {
 
 /// Blocks a multiprocessor runs at once, as the kernel is compiled for:
 /// 4 (64 registers a thread) where k_1..k_s of a thread's cells fit in 32
-/// registers, else 3 (80). Where k is larger, 64 registers spill more
-/// than the fourth block's warps pay for (docs/decisions/ode-fused-plan.md).
+/// registers, else 3 (80). Where k is larger, 64 registers spill: two
+/// fields at four stages in double lost to the fourth block, the other
+/// cases moved by a few percent either way (docs/decisions/ode-fused-plan.md).
 template <class T, int Stages, int Written>
 __host__ __device__ constexpr int fused_blocks_per_sm() {
   int const k_bytes = Stages * cells_per_thread(Stages, Written) * Written *
