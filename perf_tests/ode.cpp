@@ -11,6 +11,9 @@
 //   stencil_perf_ode --n=16,128,1024,2900 --method=bogacki-shampine,verner56 \
 //       --plan=Unfused,Fused --precision=double --out=ode.json
 //
+// --plan=FusedResident runs Fused{.resident = true} (rows
+// .../FusedResident/N): one cluster holds the domain where it can.
+//
 // Exit status 0 when every row ran, 1 when one failed, 2 for a bad
 // command line.
 #include <stencil/ode.hpp>
@@ -115,14 +118,16 @@ Options parse(int argc, char** argv) {
     } else {
       throw UsageError("unknown argument '" + arg +
                        "'; use --n=N,N,... --method=NAME,... "
-                       "--plan=Unfused,Fused,Auto --cluster=XxY "
+                       "--plan=Unfused,Fused,FusedResident,Auto "
+                       "--cluster=XxY "
                        "--layout=fields,interleaved "
                        "--precision=double,float --steps=N "
                        "--repetitions=N --quick --out=FILE");
     }
   }
   for (auto const& m : o.methods) (void)method_named(m);
-  stencil_perf::expect_one_of("--plan", o.plans, {"Unfused", "Fused", "Auto"});
+  stencil_perf::expect_one_of("--plan", o.plans,
+                              {"Unfused", "Fused", "FusedResident", "Auto"});
   stencil_perf::expect_one_of("--layout", o.layouts, {"fields", "interleaved"});
   stencil_perf::expect_one_of("--precision", o.precisions, {"double", "float"});
   for (int n : o.sizes) {
@@ -169,13 +174,14 @@ stencil::State<T, 2, typename Space::memory_space> bruss_state(int n) {
 }
 
 template <class T, class Rhs, class Plan>
-Row run(Options const& o, Method method, int n, Plan plan) {
+Row run(Options const& o, Method method, int n, Plan plan,
+        std::string const& plan_name) {
   Row row;
   row.n = n;
   row.name = std::string(Rhs::name) + "/" +
              (std::is_same_v<T, float> ? "float" : "double") + "/" +
-             stencil::ode::to_string(method) + "/" +
-             stencil::ode::to_string(plan) + "/" + std::to_string(n);
+             stencil::ode::to_string(method) + "/" + plan_name + "/" +
+             std::to_string(n);
   try {
     using Space = Kokkos::DefaultExecutionSpace;
     auto const rhs = Rhs::for_points(n);
@@ -209,10 +215,13 @@ Row run(Options const& o, Method method, int n, Plan plan) {
     row.seconds = times[times.size() / 2];
     row.gcells = unknowns * row.steps / row.seconds * 1e-9;
     // Fused moves y_n in and y_n+1 out (its tiles' rims, read twice, on
-    // top); Unfused every stage's values.
-    int const values =
-        row.plan.rfind("Fused", 0) == 0
-            ? 2
+    // top); held by one cluster, once for all the steps of a launch (here
+    // every step: no hooks); Unfused every stage's values.
+    bool const fused = row.plan.rfind("Fused", 0) == 0;
+    bool const held = row.plan.find("held by one cluster") != std::string::npos;
+    double const values =
+        fused
+            ? (held ? 2.0 / row.steps : 2.0)
             : unfused_values_per_unknown(stencil::ode::tableau(method).stages);
     row.bytes_per_step = unknowns * sizeof(T) * values;
     row.gbytes = row.bytes_per_step * row.steps / row.seconds * 1e-9;
@@ -225,9 +234,16 @@ Row run(Options const& o, Method method, int n, Plan plan) {
 
 template <class T, class Rhs>
 Row run_plan(Options const& o, Method method, int n, std::string const& plan) {
-  if (plan == "Fused") return run<T, Rhs>(o, method, n, o.fused);
-  if (plan == "Auto") return run<T, Rhs>(o, method, n, stencil::ode::Auto{});
-  return run<T, Rhs>(o, method, n, stencil::ode::Unfused{});
+  if (plan == "Fused") return run<T, Rhs>(o, method, n, o.fused, plan);
+  if (plan == "FusedResident") {
+    stencil::ode::Fused resident = o.fused;
+    resident.resident = true;
+    return run<T, Rhs>(o, method, n, resident, plan);
+  }
+  if (plan == "Auto") {
+    return run<T, Rhs>(o, method, n, stencil::ode::Auto{}, plan);
+  }
+  return run<T, Rhs>(o, method, n, stencil::ode::Unfused{}, plan);
 }
 
 template <class T>

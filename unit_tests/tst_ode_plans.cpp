@@ -5,7 +5,9 @@
 //   interleaved in one), Gray-Scott; fixed, periodic, neumann, reflecting
 //   and mixed sides; odd sizes, domains smaller than a tile and domains of
 //   many tiles, every cluster shape; fixed and adaptive steps; the
-//   right-hand side is shown interior positions only;
+//   right-hand side is shown interior positions only; where one cluster
+//   holds the domain, the resident kernel (many steps a launch, cut at
+//   hooks) and the tiled one both;
 // - everywhere, Auto says which plan it took and why, and Fused refuses
 //   what it cannot run, naming Unfused;
 // - BRUSS2D interleaved is the same ODE as BRUSS2D in two fields.
@@ -159,9 +161,14 @@ struct Problem {
 
 /// `plan` and Unfused from the same state: the same result to rounding,
 /// and `plan` ran Fused.
+/// Whether `plan` is Fused's resident kernel, as the Report describes it.
+bool resident(std::string const& plan) {
+  return plan.find("held by one cluster") != std::string::npos;
+}
+
 template <class T, class Rhs, class P>
-void expect_as_unfused(Rhs const& rhs, Problem const& p, Method m, P plan,
-                       std::string const& what) {
+std::string expect_as_unfused(Rhs const& rhs, Problem const& p, Method m,
+                              P plan, std::string const& what) {
   auto reference = make_state<T, Rhs>(p.extents, p.sides, p.halo);
   auto state = make_state<T, Rhs>(p.extents, p.sides, p.halo);
   stencil::ode::FixedSteps const steps{0.0, p.dt, p.steps};
@@ -180,27 +187,52 @@ void expect_as_unfused(Rhs const& rhs, Problem const& p, Method m, P plan,
   double const difference = largest_difference<T, Rhs>(state, reference);
   largest_seen<T>() = std::max(largest_seen<T>(), difference);
   EXPECT_LE(difference, rounding<T>()) << label;
+  return report.plan;
+}
+
+/// Sides of several kinds: mirrored beside periodic, periodic beside fixed
+/// and mirrored, fixed beside both mirrors.
+std::vector<Sides> mixed_sides() {
+  return {{Boundary::neumann, Boundary::reflecting, Boundary::periodic,
+           Boundary::periodic},
+          {Boundary::periodic, Boundary::periodic, Boundary::fixed,
+           Boundary::neumann},
+          {Boundary::fixed, Boundary::neumann, Boundary::reflecting,
+           Boundary::fixed}};
 }
 
 constexpr Method methods[] = {Method::forward_euler, Method::rk4,
                               Method::bogacki_shampine, Method::dormand_prince,
                               Method::verner56};
 
+/// Every problem on a domain one cluster holds: the tiled kernel (Fused{}
+/// and Auto) and the resident one (Fused{.resident = true}).
 template <class T>
 void every_problem_every_method() {
   auto const bruss = stencil::suite::BrussRhs::for_points(37);
   auto const interleaved = stencil::suite::BrussInterleavedRhs::for_points(37);
-  for (Method m : methods) {
-    expect_as_unfused<T>(HeatRhs{0.2}, {{37, 53}, all(Boundary::fixed)}, m,
-                         stencil::ode::Fused{}, "heat fixed");
-    expect_as_unfused<T>(bruss, {{37, 37}, all(Boundary::reflecting), 3, 0.01},
-                         m, stencil::ode::Auto{}, "bruss reflecting");
-    expect_as_unfused<T>(stencil::suite::GrayScottRhs{},
-                         {{41, 29}, all(Boundary::periodic), 3, 0.5}, m,
-                         stencil::ode::Fused{}, "gray-scott periodic");
-    expect_as_unfused<T>(interleaved,
-                         {{37, 74}, all(Boundary::fixed), 3, 0.01, 2}, m,
-                         stencil::ode::Fused{}, "bruss interleaved");
+  for (bool const on_chip : {true, false}) {
+    stencil::ode::Fused const fused{0, 0, on_chip};
+    for (Method m : methods) {
+      std::vector<std::string> plans;
+      plans.push_back(expect_as_unfused<T>(HeatRhs{0.2},
+                                           {{37, 53}, all(Boundary::fixed), 5},
+                                           m, fused, "heat fixed"));
+      Problem const reflecting{{37, 37}, all(Boundary::reflecting), 3, 0.01};
+      plans.push_back(on_chip ? expect_as_unfused<T>(bruss, reflecting, m,
+                                                     fused, "bruss reflecting")
+                              : expect_as_unfused<T>(bruss, reflecting, m,
+                                                     stencil::ode::Auto{},
+                                                     "bruss auto"));
+      plans.push_back(
+          expect_as_unfused<T>(stencil::suite::GrayScottRhs{},
+                               {{41, 29}, all(Boundary::periodic), 3, 0.5}, m,
+                               fused, "gray-scott periodic"));
+      plans.push_back(expect_as_unfused<T>(
+          interleaved, {{37, 74}, all(Boundary::fixed), 3, 0.01, 2}, m, fused,
+          "bruss interleaved"));
+      for (auto const& plan : plans) EXPECT_EQ(resident(plan), on_chip) << plan;
+    }
   }
 }
 
@@ -227,16 +259,9 @@ TEST(OdePlans, FusedMatchesUnfusedOnEverySideAndCluster) {
   if constexpr (!native) {
     GTEST_SKIP() << "Fused runs on the native CUDA backend only";
   } else {
-    std::vector<Sides> const sides = {
-        all(Boundary::neumann),
-        all(Boundary::reflecting),
-        {Boundary::neumann, Boundary::reflecting, Boundary::periodic,
-         Boundary::periodic},
-        {Boundary::periodic, Boundary::periodic, Boundary::fixed,
-         Boundary::neumann},
-        {Boundary::fixed, Boundary::neumann, Boundary::reflecting,
-         Boundary::fixed},
-    };
+    std::vector<Sides> sides = mixed_sides();
+    sides.push_back(all(Boundary::neumann));
+    sides.push_back(all(Boundary::reflecting));
     auto const bruss = stencil::suite::BrussRhs::for_points(40);
     std::array<std::array<int, 2>, 9> const clusters = {{{1, 1},
                                                          {2, 1},
@@ -285,6 +310,76 @@ TEST(OdePlans, FusedMatchesUnfusedOnEverySideAndCluster) {
   }
 }
 
+/// The resident kernel over many steps a launch, cut where hooks run:
+/// every side, odd and even stage counts (the shared-memory slot a step
+/// starts in alternates with an odd count), clusters of one to several
+/// blocks; a hook sees the state of its step.
+TEST(OdePlans, FusedResidentRunsTheStepsBetweenHooksInOneLaunch) {
+  if constexpr (!native) {
+    GTEST_SKIP() << "Fused runs on the native CUDA backend only";
+  } else {
+    std::vector<Sides> sides = mixed_sides();
+    sides.push_back(all(Boundary::fixed));
+    sides.push_back(all(Boundary::periodic));
+    auto const bruss = stencil::suite::BrussRhs::for_points(40);
+    auto const interleaved =
+        stencil::suite::BrussInterleavedRhs::for_points(23);
+    int constexpr steps = 11, every = 4;
+    for (auto const& s : sides) {
+      for (std::array<int, 2> const extents :
+           {std::array<int, 2>{5, 7}, std::array<int, 2>{29, 101},
+            std::array<int, 2>{61, 45}}) {
+        for (Method m : {Method::forward_euler, Method::rk4,
+                         Method::dormand_prince, Method::verner56}) {
+          auto reference =
+              make_state<double, stencil::suite::BrussRhs>(extents, s, 1);
+          auto state =
+              make_state<double, stencil::suite::BrussRhs>(extents, s, 1);
+          stencil::ode::FixedSteps const fixed{0.25, 0.01, steps};
+          stencil::ode::integrate(Space{}, reference, bruss, m, fixed,
+                                  stencil::ode::Unfused{});
+          std::vector<int> calls;
+          std::vector<double> times;
+          auto const report = stencil::ode::integrate(
+              Space{}, state, bruss, m, fixed, stencil::ode::Fused{0, 0, true},
+              stencil::every(every, [&](int n) {
+                calls.push_back(n);
+                times.push_back(state.time());
+              }));
+          std::string const label = std::string(stencil::ode::to_string(m)) +
+                                    " " + std::to_string(extents[0]) + "x" +
+                                    std::to_string(extents[1]) + ": " +
+                                    report.plan;
+          EXPECT_TRUE(resident(report.plan)) << label;
+          EXPECT_EQ(calls, (std::vector<int>{4, 8})) << label;
+          EXPECT_EQ(times,
+                    (std::vector<double>{0.25 + 4 * 0.01, 0.25 + 8 * 0.01}))
+              << label;
+          EXPECT_EQ(report.accepted, steps) << label;
+          EXPECT_EQ(report.rhs_evaluations,
+                    steps * stencil::ode::tableau(m).stages)
+              << label;
+          EXPECT_DOUBLE_EQ(state.time(), reference.time()) << label;
+          double const difference =
+              largest_difference<double, stencil::suite::BrussRhs>(state,
+                                                                   reference);
+          largest_seen<double>() = std::max(largest_seen<double>(), difference);
+          EXPECT_LE(difference, rounding<double>()) << label;
+        }
+      }
+      // A cluster asked for that holds the domain, in float; radius 2.
+      EXPECT_TRUE(resident(expect_as_unfused<float>(
+          bruss, {{29, 101}, s, 9, 0.01}, Method::bogacki_shampine,
+          stencil::ode::Fused{2, 2, true}, "bruss 2x2")));
+      EXPECT_TRUE(resident(expect_as_unfused<float>(
+          interleaved, {{23, 46}, s, 6, 0.01, 2}, Method::dormand_prince,
+          stencil::ode::Fused{0, 0, true}, "interleaved")));
+    }
+    print_largest_seen<double>();
+    print_largest_seen<float>();
+  }
+}
+
 TEST(OdePlans, FusedReadsCoefficientsPositionAndTime) {
   if constexpr (!native) {
     GTEST_SKIP() << "Fused runs on the native CUDA backend only";
@@ -317,8 +412,11 @@ TEST(OdePlans, FusedShowsTheRightHandSideInteriorPositionsOnly) {
         PositionProbeRhs rhs{
             {}, Kokkos::View<int, Memory>("outside"), extents[0], extents[1]};
         for (Method m : {Method::rk4, Method::verner56}) {
-          expect_as_unfused<double>(rhs, {extents, s, 2, 0.05}, m,
-                                    stencil::ode::Fused{}, "position probe");
+          for (bool const on_chip : {true, false}) {
+            expect_as_unfused<double>(rhs, {extents, s, 2, 0.05}, m,
+                                      stencil::ode::Fused{0, 0, on_chip},
+                                      "position probe");
+          }
         }
         int outside = 0;
         Kokkos::deep_copy(outside, rhs.outside);
@@ -346,34 +444,38 @@ TEST(OdePlans, FusedAdaptiveTakesTheStepsUnfusedTakes) {
     GTEST_SKIP() << "Fused runs on the native CUDA backend only";
   } else {
     auto const rhs = stencil::suite::BrussRhs::for_points(61);
-    for (Method m :
-         {Method::bogacki_shampine, Method::dormand_prince, Method::verner56}) {
-      auto a = make_state<double, stencil::suite::BrussRhs>(
-          {61, 61}, all(Boundary::reflecting), 1);
-      auto b = make_state<double, stencil::suite::BrussRhs>(
-          {61, 61}, all(Boundary::reflecting), 1);
-      // A first step of the whole interval: rejected at least once.
-      stencil::ode::Adaptive const adaptive{.t0 = 0.0,
-                                            .t_end = 0.5,
-                                            .dt = 0.5,
-                                            .absolute = 1e-6,
-                                            .relative = 1e-6};
-      auto const ra = stencil::ode::integrate(Space{}, a, rhs, m, adaptive,
-                                              stencil::ode::Unfused{});
-      auto const rb = stencil::ode::integrate(Space{}, b, rhs, m, adaptive,
-                                              stencil::ode::Fused{});
-      std::string const name = stencil::ode::to_string(m);
-      EXPECT_GE(ra.rejected, 1) << name;
-      EXPECT_EQ(rb.accepted, ra.accepted) << name;
-      EXPECT_EQ(rb.rejected, ra.rejected) << name;
-      EXPECT_DOUBLE_EQ(rb.t, ra.t) << name;
-      double const difference =
-          largest_difference<double, stencil::suite::BrussRhs>(b, a);
-      std::cout << name << " adaptive: Fused-Unfused difference " << difference
-                << " (tolerance 1e-13)\n";
-      // The same steps, accepted and rejected, over the whole interval:
-      // up to 1.3e-14 on an H200.
-      EXPECT_LE(difference, 1e-13) << name;
+    for (bool const on_chip : {false, true}) {
+      for (Method m : {Method::bogacki_shampine, Method::dormand_prince,
+                       Method::verner56}) {
+        auto a = make_state<double, stencil::suite::BrussRhs>(
+            {61, 61}, all(Boundary::reflecting), 1);
+        auto b = make_state<double, stencil::suite::BrussRhs>(
+            {61, 61}, all(Boundary::reflecting), 1);
+        // A first step of the whole interval: rejected at least once.
+        stencil::ode::Adaptive const adaptive{.t0 = 0.0,
+                                              .t_end = 0.5,
+                                              .dt = 0.5,
+                                              .absolute = 1e-6,
+                                              .relative = 1e-6};
+        auto const ra = stencil::ode::integrate(Space{}, a, rhs, m, adaptive,
+                                                stencil::ode::Unfused{});
+        auto const rb = stencil::ode::integrate(
+            Space{}, b, rhs, m, adaptive, stencil::ode::Fused{0, 0, on_chip});
+        std::string const name =
+            std::string(stencil::ode::to_string(m)) + ": " + rb.plan;
+        EXPECT_EQ(resident(rb.plan), on_chip) << name;
+        EXPECT_GE(ra.rejected, 1) << name;
+        EXPECT_EQ(rb.accepted, ra.accepted) << name;
+        EXPECT_EQ(rb.rejected, ra.rejected) << name;
+        EXPECT_DOUBLE_EQ(rb.t, ra.t) << name;
+        double const difference =
+            largest_difference<double, stencil::suite::BrussRhs>(b, a);
+        std::cout << name << " adaptive: Fused-Unfused difference "
+                  << difference << " (tolerance 1e-13)\n";
+        // The same steps, accepted and rejected, over the whole interval:
+        // up to 1.3e-14 on an H200.
+        EXPECT_LE(difference, 1e-13) << name;
+      }
     }
   }
 }

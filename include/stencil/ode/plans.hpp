@@ -15,9 +15,16 @@ struct Unfused {};
 /// Every stage of a step in one launch, over tiles that span a cluster of
 /// thread blocks (native CUDA, compute capability 9.0 and newer, 2D). 0:
 /// the plan's choice of the cluster's blocks along x and y.
+///
+/// `resident`: where one cluster holds the whole domain, it is the one tile
+/// (no rims), and the state stays in its shared memory and registers from
+/// step to step: one launch runs the fixed steps up to the next hook (an
+/// adaptive step, one launch a step). Off by default, and Auto does not
+/// take it, until it has been measured on a GPU (issue 50).
 struct Fused {
   int cluster_x = 0;
   int cluster_y = 0;
+  bool resident = false;
 };
 
 /// Fused where it runs and its rims pay (auto_takes_fused), else Unfused;
@@ -55,6 +62,16 @@ class StepRun {
  public:
   virtual ~StepRun() = default;
   virtual double step(double dt, double absolute, double relative) = 0;
+  /// Fixed steps of `dt` from step `first` (step n starts at t0 + n dt),
+  /// at most `most` of them (>= 1) and as many as the run takes in one go;
+  /// returns how many it took, the state's time left at their end.
+  virtual int fixed_steps(double t0, long long first, int most, double dt) {
+    (void)t0;
+    (void)first;
+    (void)most;
+    step(dt, 0.0, 0.0);
+    return 1;
+  }
   virtual void reject() = 0;
   virtual long long evaluations() const = 0;
   /// The plan as it runs, e.g. "Fused (clusters of 1x8 blocks, ...)".

@@ -23,6 +23,13 @@
 // each stage from the interior cells they mirror, read from whichever
 // block owns them; a fixed side's halo is loaded once and never written;
 // a periodic axis wraps the tile around the domain and has no halo.
+//
+// Where one cluster holds the whole domain (Resident), there are no rims:
+// the tile is the domain, every stage computes every interior cell, and the
+// launch runs several steps, y_n+1 staying in shared memory and registers
+// as the next step's y_n. A periodic axis then has a halo, refreshed after
+// each stage like a mirrored one, from the cell it wraps to. DRAM is read
+// at the first step and written at the last.
 #pragma once
 
 #include <stencil/native_cuda/fields/kernels.hpp>
@@ -75,6 +82,28 @@ __host__ __device__ constexpr int fused_blocks_per_sm() {
   return k_bytes <= 128 ? 4 : 3;
 }
 
+/// Rows a thread owns where one cluster holds the domain: one block a
+/// multiprocessor, so up to 255 registers, and twice the cells of a tiled
+/// block where k_1..k_s still fit in about 64 values (8 for one written
+/// field), so that a cluster of 16 blocks holds 256 x 128 cells.
+__host__ __device__ constexpr int resident_cells_per_thread(int stages,
+                                                            int written) {
+  int const cells = 64 / (stages * written);
+  return cells < 1 ? 1 : (cells > 8 ? 8 : cells);
+}
+
+/// The rows of a thread and the blocks a multiprocessor runs, tiled or
+/// resident.
+template <class T, int Stages, int Written, bool Resident>
+__host__ __device__ constexpr int fused_cells() {
+  return Resident ? resident_cells_per_thread(Stages, Written)
+                  : cells_per_thread(Stages, Written);
+}
+template <class T, int Stages, int Written, bool Resident>
+__host__ __device__ constexpr int fused_min_blocks() {
+  return Resident ? 1 : fused_blocks_per_sm<T, Stages, Written>();
+}
+
 template <int Stages>
 struct FusedTableau {
   double a[Stages][Stages] = {};
@@ -96,7 +125,11 @@ struct FusedParams {
   /// [x, y][low, high]; neumann and reflecting sides are refreshed after
   /// every stage, the others never (a periodic axis is wrapped instead).
   Boundary side[2][2] = {};
+  /// Step s of the launch starts at t + (first + s) dt (as the host's
+  /// loop computes it); a tiled launch runs one step, first = 0.
   double t = 0.0, dt = 0.0;
+  long long first = 0;
+  int steps = 1;
   double absolute = 0.0, relative = 0.0;
   FusedTableau<Stages> tableau;
 };
@@ -151,10 +184,10 @@ __device__ __forceinline__ int mirrored(int g, int n, Boundary low,
   return mirror ? stencil::detail::halo_source(kind, g, n) : g;
 }
 
-template <class T, class Rhs, int Stages>
+template <class T, class Rhs, int Stages, bool Resident>
 __global__ void __launch_bounds__(
     threads_per_block,
-    (fused_blocks_per_sm<T, Stages, Rhs::fields::written_count>()))
+    (fused_min_blocks<T, Stages, Rhs::fields::written_count, Resident>()))
     fused_step(FusedParams<T, Rhs, Stages> p) {
   namespace cg = cooperative_groups;
   using Fields = typename Rhs::fields;
@@ -162,7 +195,7 @@ __global__ void __launch_bounds__(
   constexpr int rx = fused_radius<Fields>[0], ry = fused_radius<Fields>[1];
   constexpr int r[2] = {rx, ry};
   constexpr int reach[2] = {Stages * rx, Stages * ry};
-  constexpr int cells = cells_per_thread(Stages, W);
+  constexpr int cells = fused_cells<T, Stages, W, Resident>();
   constexpr int own_x = threads_x;
   constexpr int own_y = threads_y * cells;
   // The block's box grown by the radii: what its stage kernels read.
@@ -185,8 +218,12 @@ __global__ void __launch_bounds__(
   // Domain coordinate of tile cell 0, and of this block's box, per axis.
   int origin[2];
   for (int a = 0; a < 2; ++a) {
-    origin[a] = cluster_index[a] * (tile[a] - 2 * reach[a]) - reach[a];
+    origin[a] =
+        Resident ? 0 : cluster_index[a] * (tile[a] - 2 * reach[a]) - reach[a];
   }
+  // A resident tile's periodic axis has a halo (refreshed like a mirrored
+  // one); a tiled one wraps around the domain.
+  bool const wrap[2] = {!Resident && p.wrap[0], !Resident && p.wrap[1]};
   int const box[2] = {static_cast<int>(member.x) * own_x,
                       static_cast<int>(member.y) * own_y};
   auto slot = [&](int s) { return shared + s * slot_cells; };
@@ -195,19 +232,24 @@ __global__ void __launch_bounds__(
   };
   auto domain = [&](int a, int c) {
     int const g = c + origin[a];
-    return p.wrap[a] ? ((g % n[a]) + n[a]) % n[a] : g;
+    return wrap[a] ? ((g % n[a]) + n[a]) % n[a] : g;
   };
   auto in_padded = [&](int a, int g) {
-    return p.wrap[a] || (g >= -p.layout.halo && g < n[a] + p.layout.halo);
+    return wrap[a] || (g >= -p.layout.halo && g < n[a] + p.layout.halo);
   };
-  auto interior = [&](int a, int g) {
-    return p.wrap[a] || (g >= 0 && g < n[a]);
+  auto interior = [&](int a, int g) { return wrap[a] || (g >= 0 && g < n[a]); };
+  // The tile coordinates a block's grown box may hold: a resident tile's
+  // halo lies before cell 0 and past its last cell.
+  auto in_tile = [&](int a, int c) {
+    int const rim = Resident ? r[a] : 0;
+    return c >= -rim && c < tile[a] + rim;
   };
   // Stage i computes the interior cells at least (i + 1) r from the tile's
   // edge along each axis of radius r (everything they read is valid after
   // stage i - 1): the stages that may compute a cell at tile coordinate c
   // along axis a (0 outside the domain); a cell takes the fewer of its two.
   auto stages_along = [&](int a, int c) {
+    if constexpr (Resident) return interior(a, domain(a, c)) ? Stages : 0;
     int const d = c < tile[a] - 1 - c ? c : tile[a] - 1 - c;
     int const along = r[a] > 0 ? d / (r[a] > 0 ? r[a] : 1) : Stages;
     bool const in = interior(a, domain(a, c));
@@ -226,7 +268,7 @@ __global__ void __launch_bounds__(
   auto column = [&](int lx, int& gx) {  // is grown-box column lx loaded
     int const cx = box[0] - rx + lx;
     gx = domain(0, cx);
-    return cx >= 0 && cx < tile[0] && in_padded(0, gx);
+    return in_tile(0, cx) && in_padded(0, gx);
   };
   int const lx[2] = {static_cast<int>(threadIdx.x),
                      own_x + static_cast<int>(threadIdx.x)};
@@ -241,7 +283,7 @@ __global__ void __launch_bounds__(
     int const ly = static_cast<int>(threadIdx.y) + threads_y * j;
     int const cy = box[1] - ry + ly;
     int const gy = domain(1, cy);
-    if (ly >= ey || cy < 0 || cy >= tile[1] || !in_padded(1, gy)) continue;
+    if (ly >= ey || !in_tile(1, cy) || !in_padded(1, gy)) continue;
     std::int64_t const row = p.layout.template offset<std::int64_t>(0, gy, 0);
 #pragma unroll
     for (int c = 0; c < 2; ++c) {
@@ -286,7 +328,7 @@ __global__ void __launch_bounds__(
   __syncthreads();
   auto list_if_refreshed = [&](int lx, int ly) {
     int const cx = box[0] - rx + lx, cy = box[1] - ry + ly;
-    if (cx < 0 || cy < 0 || cx >= tile[0] || cy >= tile[1]) return;
+    if (!in_tile(0, cx) || !in_tile(1, cy)) return;
     int const g[2] = {domain(0, cx), domain(1, cy)};
     if (!in_padded(0, g[0]) || !in_padded(1, g[1])) return;
     bool const own = cx >= box[0] && cx < box[0] + own_x && cy >= box[1] &&
@@ -295,9 +337,15 @@ __global__ void __launch_bounds__(
     if (own && !halo) return;  // computed by this block
     int source[2];
     for (int a = 0; a < 2; ++a) {
-      source[a] = p.wrap[a] ? (a == 0 ? cx : cy)
-                            : mirrored(g[a], n[a], p.side[a][0], p.side[a][1]) -
-                                  origin[a];
+      int const c = a == 0 ? cx : cy;
+      if (wrap[a]) {
+        source[a] = c;
+      } else if (Resident && p.wrap[a]) {
+        source[a] = ((g[a] % n[a]) + n[a]) % n[a];
+      } else {
+        source[a] =
+            mirrored(g[a], n[a], p.side[a][0], p.side[a][1]) - origin[a];
+      }
     }
     if (halo && source[0] == cx && source[1] == cy) return;  // fixed
     // Only a cell no computed cell reads mirrors one outside the tile.
@@ -336,8 +384,7 @@ __global__ void __launch_bounds__(
   for (int a = 0; a < 2; ++a) {
     int const first = box[a] + origin[a];
     int const extent = a == 0 ? own_x : own_y;
-    past_edge =
-        past_edge || (!p.wrap[a] && (first < 0 || first + extent > n[a]));
+    past_edge = past_edge || (!wrap[a] && (first < 0 || first + extent > n[a]));
   }
   if (past_edge) {
     for (int o = thread; o < own_x * own_y; o += threads_per_block) {
@@ -380,9 +427,17 @@ __global__ void __launch_bounds__(
 
   double error_squares = 0.0;
 
+  int const steps = Resident ? p.steps : 1;
+  for (int s = 0; s < steps; ++s) {
+    bool const last_step = s + 1 == steps;
+    // Stage i of step s reads slot (s Stages + i) mod 2.
+    int const parity = Stages % 2 == 1 ? (s & 1) : 0;
+    // Rounded as the host's loop rounds t0 + n dt (no contraction to an FMA).
+    double const t_step =
+        __dadd_rn(p.t, __dmul_rn(static_cast<double>(p.first + s), p.dt));
 #pragma unroll
   for (int i = 0; i < Stages; ++i) {
-    int const current = i & 1;
+    int const current = (i + parity) & 1;
     stencil::detail::FieldBuffers<T, Fields> buffers;
     for_each_field<Fields>([&](auto field) {
       constexpr int f = decltype(field)::value;
@@ -390,7 +445,7 @@ __global__ void __launch_bounds__(
       buffers.level[f][0] =
           slot(fused_slot_base<Fields>(f) + (written ? current : 0));
     });
-    double const t = p.t + p.tableau.c[i] * p.dt;
+    double const t = t_step + p.tableau.c[i] * p.dt;
     // Every cell's right-hand side first, with no branch between them, so
     // that the compiler interleaves their shared-memory loads; a cell
     // outside this stage's trapezoid reads stale neighbours and its result
@@ -415,7 +470,9 @@ __global__ void __launch_bounds__(
       int const y = box[1] + static_cast<int>(threadIdx.y) + threads_y * m;
       int const at = local(x, y);
       // As the Unfused plan: the combination in double, from k stored in T.
-      if (i + 1 < Stages) {
+      // A resident step's last stage leaves y_n+1 where the next step's
+      // first stage reads its Y_1, and in y_n.
+      if (i + 1 < Stages || (Resident && !last_step)) {
         for_each_field<Fields>([&](auto field) {
           constexpr int f = decltype(field)::value;
           if constexpr (Fields::written[f]) {
@@ -423,14 +480,16 @@ __global__ void __launch_bounds__(
             double combination = 0.0;
 #pragma unroll
             for (int j = 0; j <= i; ++j) {
-              combination +=
-                  p.tableau.a[i + 1][j] * static_cast<double>(k[j][m][w]);
+              double const weight =
+                  i + 1 < Stages ? p.tableau.a[i + 1][j] : p.tableau.b[j];
+              combination += weight * static_cast<double>(k[j][m][w]);
             }
             T const value = static_cast<T>(static_cast<double>(y_n[m][w]) +
                                            p.dt * combination);
             if (i < computed_by[m]) {
               slot(fused_slot_base<Fields>(f) + (current ^ 1))[at] = value;
             }
+            if (i + 1 == Stages) y_n[m][w] = value;
           }
         });
       } else {
@@ -465,7 +524,7 @@ __global__ void __launch_bounds__(
         }
       }
     }
-    if (i + 1 == Stages) break;
+    if (i + 1 == Stages && (!Resident || last_step)) break;
 
     // Y_i+1 is written over every block's box; now each block takes what
     // its grown box needs from the others, and refreshes mirrored halos:
@@ -493,6 +552,7 @@ __global__ void __launch_bounds__(
       });
     }
     __syncthreads();
+  }
   }
 
   if (p.error_squares != nullptr) {

@@ -69,9 +69,9 @@ bool with_stages(int stages, F&& f) {
          one(std::integral_constant<int, 8>{});
 }
 
-template <class T, class Rhs, int Stages>
+template <class T, class Rhs, int Stages, bool Resident = false>
 auto fused_function() {
-  return &fused_step<T, Rhs, Stages>;
+  return &fused_step<T, Rhs, Stages, Resident>;
 }
 
 /// The launch of `shape`'s tiles (all of them; `tiles` = false: one
@@ -101,9 +101,9 @@ struct ClusterLaunch {
 };
 
 /// Clusters of `shape`'s kernel that fit on the device at once (0: none).
-template <class T, class Rhs, int Stages>
+template <class T, class Rhs, int Stages, bool Resident = false>
 int resident_clusters(FusedShape const& shape) {
-  auto const function = fused_function<T, Rhs, Stages>();
+  auto const function = fused_function<T, Rhs, Stages, Resident>();
   allow_large_clusters(function);
   if (cudaFuncSetAttribute(
           function, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -145,6 +145,24 @@ FusedShape shape_for(int cx, int cy, int nx, int ny, double& work) {
                 (s.tile_y() - 2 * i * ry);
   }
   work = per_tile * s.tiles_x * s.tiles_y;
+  return s;
+}
+
+/// The cluster of `cx` x `cy` blocks as one tile that holds the whole nx x
+/// ny domain (the resident kernel's), or tiles_x = 0 where it does not.
+template <class T, class Fields, int Stages>
+FusedShape resident_shape_for(int cx, int cy, int nx, int ny) {
+  constexpr int rx = fused_radius<Fields>[0], ry = fused_radius<Fields>[1];
+  FusedShape s;
+  s.cluster_x = cx;
+  s.cluster_y = cy;
+  s.own_y =
+      threads_y * resident_cells_per_thread(Stages, Fields::written_count);
+  bool const holds = s.tile_x() >= nx && s.tile_y() >= ny;
+  s.tiles_x = s.tiles_y = holds ? 1 : 0;
+  s.shared_bytes = fused_shared_bytes<Fields>(
+      static_cast<std::size_t>(s.own_x + 2 * rx) * (s.own_y + 2 * ry),
+      sizeof(T));
   return s;
 }
 
@@ -218,10 +236,12 @@ class FusedRun final : public stencil::ode::detail::StepRun {
     int const nx = state.extent(1), ny = state.extent(0);
     (void)with_stages(m_tableau.stages, [&](auto stages) {
       constexpr int S = decltype(stages)::value;
-      pick<S>(request, nx, ny);
+      if (request.resident) m_resident = pick_resident<S>(request, nx, ny);
+      if (!m_resident) pick<S>(request, nx, ny);
       // Once per run, not per step: the chosen tile's shared memory and
       // cluster size (the plan's queries set them for other shapes too).
-      auto const function = fused_function<T, Rhs, S>();
+      auto const function = m_resident ? fused_function<T, Rhs, S, true>()
+                                       : fused_function<T, Rhs, S, false>();
       allow_dynamic_shared(function, m_shape.shared_bytes);
       allow_large_clusters(function);
     });
@@ -233,19 +253,12 @@ class FusedRun final : public stencil::ode::detail::StepRun {
 
   double step(double dt, double absolute, double relative) override {
     double const t = m_state.time();
-    stencil::detail::refresh_state_halo(m_space, m_state, m_first);
-    m_first = false;
     bool const estimate = m_tableau.embedded() && absolute + relative > 0;
     if (estimate) {
       STENCIL_CUDA_CHECK(cudaMemsetAsync(m_error.data(), 0, sizeof(double),
                                          m_space.cuda_stream()));
     }
-    (void)with_stages(m_tableau.stages, [&](auto stages) {
-      constexpr int S = decltype(stages)::value;
-      launch<S>(t, dt, estimate, absolute, relative);
-    });
-    for (int w = 0; w < W; ++w) m_state.rotate(m_written[w]);
-    m_evaluations += m_tableau.stages;
+    run_steps(t, 0, 1, dt, estimate, absolute, relative);
     m_state.set_time(t + dt);
     m_step_start = t;
     if (!estimate) return 0.0;
@@ -254,6 +267,14 @@ class FusedRun final : public stencil::ode::detail::StepRun {
     m_space.fence();
     return std::sqrt(sum_squares /
                      (static_cast<double>(m_state.interior_cells()) * W));
+  }
+
+  /// Resident: every step up to `most` in one launch; tiled: one step.
+  int fixed_steps(double t0, long long first, int most, double dt) override {
+    int const steps = m_resident ? most : 1;
+    run_steps(t0, first, steps, dt, false, 0.0, 0.0);
+    m_state.set_time(t0 + static_cast<double>(first + steps) * dt);
+    return steps;
   }
 
   /// y_n is still in the buffer the step read: rotate back to it.
@@ -265,6 +286,15 @@ class FusedRun final : public stencil::ode::detail::StepRun {
   long long evaluations() const override { return m_evaluations; }
 
   std::string description() const override {
+    if (m_resident) {
+      return stencil::detail::concat(
+          "Fused (the domain held by one cluster of ", m_shape.cluster_x, "x",
+          m_shape.cluster_y, " blocks, ", m_shape.tile_x(), "x",
+          m_shape.tile_y(),
+          " cells, in shared memory and registers from step to step: one "
+          "launch runs the fixed steps up to the next hook; ",
+          m_shape.shared_bytes, " bytes of shared memory a block)");
+    }
     return stencil::detail::concat(
         "Fused (clusters of ", m_shape.cluster_x, "x", m_shape.cluster_y,
         " blocks, tiles of ", m_shape.tile_x(), "x", m_shape.tile_y(),
@@ -273,8 +303,58 @@ class FusedRun final : public stencil::ode::detail::StepRun {
   }
 
   FusedShape const& shape() const { return m_shape; }
+  bool resident() const { return m_resident; }
 
  private:
+  /// `steps` steps from t0 + first dt, in one launch (one step unless
+  /// resident), leaving y_n+1 in the state's current buffers.
+  void run_steps(double t0, long long first, int steps, double dt,
+                 bool estimate, double absolute, double relative) {
+    stencil::detail::refresh_state_halo(m_space, m_state, m_first);
+    m_first = false;
+    (void)with_stages(m_tableau.stages, [&](auto stages) {
+      constexpr int S = decltype(stages)::value;
+      FusedParams<T, Rhs, S> p =
+          params<S>(t0, dt, estimate, absolute, relative);
+      p.first = first;
+      p.steps = steps;
+      ClusterLaunch const launch(m_shape, /*tiles=*/true,
+                                 m_space.cuda_stream());
+      STENCIL_CUDA_CHECK(
+          cudaLaunchKernelEx(&launch.config,
+                             m_resident ? fused_function<T, Rhs, S, true>()
+                                        : fused_function<T, Rhs, S, false>(),
+                             p));
+    });
+    for (int w = 0; w < W; ++w) m_state.rotate(m_written[w]);
+    m_evaluations += static_cast<long long>(m_tableau.stages) * steps;
+  }
+
+  /// The resident tile: the cluster asked for, where it holds the domain,
+  /// or the one of the fewest blocks that does (the narrower of two: a
+  /// block's x neighbours are read a column at a time) and CUDA can run.
+  template <int S>
+  bool pick_resident(stencil::ode::Fused request, int nx, int ny) {
+    bool found = false;
+    for (int cy : {1, 2, 4, 8, 16}) {
+      for (int cx : {1, 2, 4, 8, 16}) {
+        if (cx * cy > largest_cluster) continue;
+        if (request.cluster_x > 0 && cx != request.cluster_x) continue;
+        if (request.cluster_y > 0 && cy != request.cluster_y) continue;
+        FusedShape const shape =
+            resident_shape_for<T, Fields, S>(cx, cy, nx, ny);
+        if (shape.tiles_x == 0) continue;
+        if (found && cx * cy >= m_shape.cluster_x * m_shape.cluster_y) {
+          continue;
+        }
+        if (resident_clusters<T, Rhs, S, true>(shape) < 1) continue;
+        m_shape = shape;
+        found = true;
+      }
+    }
+    return found;
+  }
+
   /// The cluster asked for, or the plan's: the one that computes the
   /// fewest cells (rims included), counting each doubling of its width as
   /// 10% more (a block's x neighbours in another block are read a column
@@ -316,8 +396,8 @@ class FusedRun final : public stencil::ode::detail::StepRun {
   }
 
   template <int S>
-  void launch(double t, double dt, bool estimate, double absolute,
-              double relative) {
+  FusedParams<T, Rhs, S> params(double t, double dt, bool estimate,
+                                double absolute, double relative) {
     FusedParams<T, Rhs, S> p;
     for (int f = 0; f < Fields::count; ++f) {
       p.in[f] = m_state.current(f).data();
@@ -348,9 +428,7 @@ class FusedRun final : public stencil::ode::detail::StepRun {
       p.tableau.e[i] =
           m_tableau.embedded() ? m_tableau.b[i] - m_tableau.bhat[i] : 0.0;
     }
-    ClusterLaunch const launch(m_shape, /*tiles=*/true, m_space.cuda_stream());
-    STENCIL_CUDA_CHECK(
-        cudaLaunchKernelEx(&launch.config, fused_function<T, Rhs, S>(), p));
+    return p;
   }
 
   Kokkos::Cuda m_space;
@@ -358,6 +436,7 @@ class FusedRun final : public stencil::ode::detail::StepRun {
   Rhs m_rhs;
   stencil::ode::Tableau m_tableau;
   FusedShape m_shape;
+  bool m_resident = false;
   Kokkos::View<double, Kokkos::CudaSpace> m_error;
   int m_written[W] = {};
   bool m_first = true;
