@@ -313,7 +313,8 @@ TEST(OdePlans, FusedMatchesUnfusedOnEverySideAndCluster) {
 /// The resident kernel over many steps a launch, cut where hooks run:
 /// every side, odd and even stage counts (the shared-memory slot a step
 /// starts in alternates with an odd count), clusters of one to several
-/// blocks; a hook sees the state of its step.
+/// blocks, domains smaller than the tile and of its size; a hook sees the
+/// state of its step.
 TEST(OdePlans, FusedResidentRunsTheStepsBetweenHooksInOneLaunch) {
   if constexpr (!native) {
     GTEST_SKIP() << "Fused runs on the native CUDA backend only";
@@ -328,7 +329,8 @@ TEST(OdePlans, FusedResidentRunsTheStepsBetweenHooksInOneLaunch) {
     for (auto const& s : sides) {
       for (std::array<int, 2> const extents :
            {std::array<int, 2>{5, 7}, std::array<int, 2>{29, 101},
-            std::array<int, 2>{61, 45}}) {
+            std::array<int, 2>{61, 45}, std::array<int, 2>{32, 64},
+            std::array<int, 2>{64, 128}}) {
         for (Method m : {Method::forward_euler, Method::rk4,
                          Method::dormand_prince, Method::verner56}) {
           auto reference =
@@ -340,11 +342,17 @@ TEST(OdePlans, FusedResidentRunsTheStepsBetweenHooksInOneLaunch) {
                                   stencil::ode::Unfused{});
           std::vector<int> calls;
           std::vector<double> times;
+          // A launch rotates the state's buffers once: after the first
+          // launch of 4 steps they are swapped, after the second back (a
+          // launch a step would leave them as they were at both hooks).
+          double const* const initial = state.current(0).data();
+          std::vector<bool> swapped;
           auto const report = stencil::ode::integrate(
               Space{}, state, bruss, m, fixed, stencil::ode::Fused{0, 0, true},
               stencil::every(every, [&](int n) {
                 calls.push_back(n);
                 times.push_back(state.time());
+                swapped.push_back(state.current(0).data() != initial);
               }));
           std::string const label = std::string(stencil::ode::to_string(m)) +
                                     " " + std::to_string(extents[0]) + "x" +
@@ -352,6 +360,7 @@ TEST(OdePlans, FusedResidentRunsTheStepsBetweenHooksInOneLaunch) {
                                     report.plan;
           EXPECT_TRUE(resident(report.plan)) << label;
           EXPECT_EQ(calls, (std::vector<int>{4, 8})) << label;
+          EXPECT_EQ(swapped, (std::vector<bool>{true, false})) << label;
           EXPECT_EQ(times,
                     (std::vector<double>{0.25 + 4 * 0.01, 0.25 + 8 * 0.01}))
               << label;
@@ -367,13 +376,19 @@ TEST(OdePlans, FusedResidentRunsTheStepsBetweenHooksInOneLaunch) {
           EXPECT_LE(difference, rounding<double>()) << label;
         }
       }
-      // A cluster asked for that holds the domain, in float; radius 2.
+      // A cluster asked for that holds the domain, in float; then radius 2
+      // along x.
       EXPECT_TRUE(resident(expect_as_unfused<float>(
           bruss, {{29, 101}, s, 9, 0.01}, Method::bogacki_shampine,
           stencil::ode::Fused{2, 2, true}, "bruss 2x2")));
       EXPECT_TRUE(resident(expect_as_unfused<float>(
           interleaved, {{23, 46}, s, 6, 0.01, 2}, Method::dormand_prince,
           stencil::ode::Fused{0, 0, true}, "interleaved")));
+      // The tile as wide and as tall as the domain: the halo lies past the
+      // last block, in its grown box only.
+      EXPECT_TRUE(resident(expect_as_unfused<double>(
+          interleaved, {{32, 128}, s, 5, 0.01, 2}, Method::rk4,
+          stencil::ode::Fused{0, 0, true}, "interleaved, the tile's size")));
     }
     print_largest_seen<double>();
     print_largest_seen<float>();

@@ -125,8 +125,9 @@ struct FusedParams {
   /// [x, y][low, high]; neumann and reflecting sides are refreshed after
   /// every stage, the others never (a periodic axis is wrapped instead).
   Boundary side[2][2] = {};
-  /// Step s of the launch starts at t + (first + s) dt (as the host's
-  /// loop computes it); a tiled launch runs one step, first = 0.
+  /// Step s of the launch starts at t + (first + s) dt, as the host's loop
+  /// computes it where it does not contract that into an FMA; a tiled
+  /// launch runs one step from the state's time, first = 0.
   double t = 0.0, dt = 0.0;
   long long first = 0;
   int steps = 1;

@@ -92,10 +92,13 @@ class FusedRun final : public stencil::ode::detail::StepRun {
 
   /// Resident: every step up to `most` in one launch; tiled: one step.
   int fixed_steps(double t0, long long first, int most, double dt) override {
-    int const steps = m_resident ? most : 1;
-    run_steps(t0, first, steps, dt, false, 0.0, 0.0);
-    m_state.set_time(t0 + static_cast<double>(first + steps) * dt);
-    return steps;
+    if (!m_resident) {
+      step(dt, 0.0, 0.0);
+      return 1;
+    }
+    run_steps(t0, first, most, dt, false, 0.0, 0.0);
+    m_state.set_time(t0 + static_cast<double>(first + most) * dt);
+    return most;
   }
 
   /// y_n is still in the buffer the step read: rotate back to it.
@@ -152,8 +155,9 @@ class FusedRun final : public stencil::ode::detail::StepRun {
   }
 
   /// The resident tile: the cluster asked for, where it holds the domain,
-  /// or the one of the fewest blocks that does (the narrower of two: a
-  /// block's x neighbours are read a column at a time) and CUDA can run.
+  /// or the one of the fewest blocks that does and CUDA can run (no two
+  /// shapes of the fewest hold it: sizes are powers of two, so where
+  /// 2x1 and 1x2 both would, 1x1 does).
   template <int S>
   bool pick_resident(stencil::ode::Fused request, int nx, int ny) {
     bool found = false;
