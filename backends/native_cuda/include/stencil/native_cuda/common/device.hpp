@@ -51,6 +51,13 @@ struct DeviceLimits {
   std::size_t access_policy_window_max = 0;
 };
 
+/// The device and its compute capability for a refusal, e.g. "NVIDIA
+/// H200 is 9.0".
+inline std::string capability_of(DeviceLimits const& device) {
+  return device.name + " is " + std::to_string(device.compute_capability / 10) +
+         "." + std::to_string(device.compute_capability % 10);
+}
+
 inline DeviceLimits current_device_limits() {
   cudaDeviceProp const& prop = Kokkos::Cuda{}.cuda_device_prop();
   DeviceLimits d;
@@ -110,8 +117,7 @@ inline void expect_native_gpu(DeviceLimits const& device,
                               std::string_view policy) {
   STENCIL_EXPECT_SUPPORTED(device.compute_capability >= 70, policy,
                            " needs a GPU of compute capability 7.0 or newer; ",
-                           device.name, " is ", device.compute_capability / 10,
-                           ".", device.compute_capability % 10);
+                           capability_of(device));
 }
 
 /// The checks every temporal native policy (`policy` names it) makes
@@ -175,8 +181,7 @@ inline void expect_prefetch_runs(DeviceLimits const& device,
       requested,
       " needs asynchronous copies (cp.async, compute capability "
       "8.0 or newer); ",
-      device.name, " is ", device.compute_capability / 10, ".",
-      device.compute_capability % 10, "; use prefetch 0");
+      capability_of(device), "; use prefetch 0");
 }
 
 /// The prefetch a plan runs: the requested stages once checked

@@ -92,13 +92,7 @@ __host__ __device__ constexpr int resident_cells_per_thread(int stages,
   return cells < 1 ? 1 : (cells > 8 ? 8 : cells);
 }
 
-/// The rows of a thread and the blocks a multiprocessor runs, tiled or
-/// resident.
-template <class T, int Stages, int Written, bool Resident>
-__host__ __device__ constexpr int fused_cells() {
-  return Resident ? resident_cells_per_thread(Stages, Written)
-                  : cells_per_thread(Stages, Written);
-}
+/// The blocks a multiprocessor runs, tiled or resident.
 template <class T, int Stages, int Written, bool Resident>
 __host__ __device__ constexpr int fused_min_blocks() {
   return Resident ? 1 : fused_blocks_per_sm<T, Stages, Written>();
@@ -196,7 +190,8 @@ __global__ void __launch_bounds__(
   constexpr int rx = fused_radius<Fields>[0], ry = fused_radius<Fields>[1];
   constexpr int r[2] = {rx, ry};
   constexpr int reach[2] = {Stages * rx, Stages * ry};
-  constexpr int cells = fused_cells<T, Stages, W, Resident>();
+  constexpr int cells = Resident ? resident_cells_per_thread(Stages, W)
+                                 : cells_per_thread(Stages, W);
   constexpr int own_x = threads_x;
   constexpr int own_y = threads_y * cells;
   // The block's box grown by the radii: what its stage kernels read.

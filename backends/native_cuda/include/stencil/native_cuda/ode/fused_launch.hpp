@@ -126,9 +126,6 @@ class FusedRun final : public stencil::ode::detail::StepRun {
         m_shape.shared_bytes, " bytes of shared memory a block)");
   }
 
-  FusedShape const& shape() const { return m_shape; }
-  bool resident() const { return m_resident; }
-
  private:
   /// `steps` steps from t0 + first dt, in one launch (one step unless
   /// resident), leaving y_n+1 in the state's current buffers.

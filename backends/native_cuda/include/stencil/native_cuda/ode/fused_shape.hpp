@@ -176,8 +176,7 @@ std::string fused_refusal(State<T, Rank, MemorySpace> const& state,
     return concat(
         "Fused needs thread-block clusters (compute capability 9.0 "
         "or newer); ",
-        device.name, " is ", device.compute_capability / 10, ".",
-        device.compute_capability % 10, " (use Unfused)");
+        capability_of(device), " (use Unfused)");
   }
   auto const& sides = state.boundaries();
   for (int a = 0; a < Rank; ++a) {

@@ -177,8 +177,7 @@ std::string bulk_copy_obstacle(Plan const& p, DeviceLimits const& device,
     return concat(
         "StreamingSweep: bulk_copy needs compute capability 9.0 or newer "
         "(cp.async.bulk); ",
-        device.name, " is ", device.compute_capability / 10, ".",
-        device.compute_capability % 10, "; use bulk_copy = false");
+        capability_of(device), "; use bulk_copy = false");
   }
   if (prefetch == 0) {
     return concat(
