@@ -13,6 +13,8 @@
 //
 // --plan=FusedResident runs Fused{.resident = true} (rows
 // .../FusedResident/N): one cluster holds the domain where it can.
+// --cluster=XxY asks the native CUDA plan for its cluster, --tile=XxY the
+// host plan for its tiles (cells along x and y).
 //
 // Exit status 0 when every row ran, 1 when one failed, 2 for a bad
 // command line.
@@ -53,7 +55,7 @@ struct Options {
   std::vector<std::string> precisions{"double"};
   std::vector<std::string> plans{"Unfused", "Fused"};
   std::vector<std::string> layouts{"fields"};
-  stencil::ode::Fused fused{};  // --cluster=XxY: Fused's cluster
+  stencil::ode::Fused fused{};  // --cluster=XxY, --tile=XxY: Fused's shape
   int steps = 0;  // 0: enough for about 2e9 unknown-steps, 10 to 10000
   int repetitions = 3;
   bool quick = false;
@@ -103,8 +105,15 @@ Options parse(int argc, char** argv) {
       if (sizes.size() != 2) {
         throw UsageError("--cluster: '" + v + "'; give XxY, e.g. 1x8");
       }
-      o.fused = {parse_positive("--cluster", sizes[0]),
-                 parse_positive("--cluster", sizes[1])};
+      o.fused.cluster_x = parse_positive("--cluster", sizes[0]);
+      o.fused.cluster_y = parse_positive("--cluster", sizes[1]);
+    } else if (value("tile", v)) {
+      auto const sizes = split(v, 'x');
+      if (sizes.size() != 2) {
+        throw UsageError("--tile: '" + v + "'; give XxY, e.g. 64x32");
+      }
+      o.fused.tile_x = parse_positive("--tile", sizes[0]);
+      o.fused.tile_y = parse_positive("--tile", sizes[1]);
     } else if (value("layout", v)) {
       o.layouts = split(v, ',');
     } else if (value("precision", v)) {
@@ -119,7 +128,7 @@ Options parse(int argc, char** argv) {
       throw UsageError("unknown argument '" + arg +
                        "'; use --n=N,N,... --method=NAME,... "
                        "--plan=Unfused,Fused,FusedResident,Auto "
-                       "--cluster=XxY "
+                       "--cluster=XxY (native CUDA) --tile=XxY (host) "
                        "--layout=fields,interleaved "
                        "--precision=double,float --steps=N "
                        "--repetitions=N --quick --out=FILE");

@@ -38,4 +38,30 @@ struct PositionProbeRhs : HeatRhs {
   }
 };
 
+/// u' = div(k grad u) + S(x, y, t) with k a coefficient field and S a
+/// source of the cell's position and the stage's time: reads a second,
+/// read-only field, position() and time().
+struct VarCoefSourceRhs {
+  static constexpr int rank = 2;
+  static constexpr auto shape = stencil::Shape::star;
+  using fields = stencil::fields<stencil::field<1>, stencil::coefficient<1>>;
+  static constexpr char const* name = "varcoef-source-rhs";
+  template <class In>
+  KOKKOS_FUNCTION auto operator()(In const& in) const {
+    using T = typename In::value_type;
+    auto const u = stencil::read<0>(in);
+    auto const k = stencil::read<1>(in);
+    T const uc = u(0, 0), kc = k(0, 0);
+    T const half = static_cast<T>(0.5);
+    T const flux = half * (kc + k(1, 0)) * (u(1, 0) - uc) -
+                   half * (kc + k(-1, 0)) * (uc - u(-1, 0)) +
+                   half * (kc + k(0, 1)) * (u(0, 1) - uc) -
+                   half * (kc + k(0, -1)) * (uc - u(0, -1));
+    auto const at = in.position();
+    double const source =
+        0.1 * Kokkos::sin(0.13 * at[1] + in.time()) * Kokkos::cos(0.2 * at[0]);
+    return flux + static_cast<T>(source);
+  }
+};
+
 }  // namespace stencil_test

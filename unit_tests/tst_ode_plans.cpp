@@ -35,6 +35,8 @@ using Memory = Space::memory_space;
 using stencil::Boundary;
 using stencil::ode::Method;
 constexpr bool native = stencil::ode::detail::NativeOde<Space>::available;
+/// A host space runs the host Fused plan (tst_ode_tiled_fused.cpp).
+constexpr bool host = stencil::detail::is_host_space_v<Space>;
 #if defined(KOKKOS_ENABLE_CUDA) && STENCIL_ENABLE_NATIVE_CUDA
 /// Rows of a fused block's box for Verner's 8 stages of two fields.
 constexpr int verner_rows = stencil::native_cuda::ode::threads_y *
@@ -45,32 +47,7 @@ constexpr int verner_rows = 0;
 
 using stencil_test::HeatRhs;
 using stencil_test::PositionProbeRhs;
-
-/// u' = div(k grad u) + S(x, y, t) with k a coefficient field and S a
-/// source of the cell's position and the stage's time: reads a second,
-/// read-only field, position() and time().
-struct VarCoefSourceRhs {
-  static constexpr int rank = 2;
-  static constexpr auto shape = stencil::Shape::star;
-  using fields = stencil::fields<stencil::field<1>, stencil::coefficient<1>>;
-  static constexpr char const* name = "varcoef-source-rhs";
-  template <class In>
-  KOKKOS_FUNCTION auto operator()(In const& in) const {
-    using T = typename In::value_type;
-    auto const u = stencil::read<0>(in);
-    auto const k = stencil::read<1>(in);
-    T const uc = u(0, 0), kc = k(0, 0);
-    T const half = static_cast<T>(0.5);
-    T const flux = half * (kc + k(1, 0)) * (u(1, 0) - uc) -
-                   half * (kc + k(-1, 0)) * (uc - u(-1, 0)) +
-                   half * (kc + k(0, 1)) * (u(0, 1) - uc) -
-                   half * (kc + k(0, -1)) * (uc - u(0, -1));
-    auto const at = in.position();
-    double const source =
-        0.1 * Kokkos::sin(0.13 * at[1] + in.time()) * Kokkos::cos(0.2 * at[0]);
-    return flux + static_cast<T>(source);
-  }
-};
+using stencil_test::VarCoefSourceRhs;
 
 /// The sides of a 2D state: y low, y high, x low, x high.
 using Sides = std::array<Boundary, 4>;
@@ -238,8 +215,9 @@ void every_problem_every_method() {
 
 TEST(OdePlans, FusedMatchesUnfusedOnEveryProblemDouble) {
   if constexpr (!native) {
-    GTEST_SKIP() << "Fused runs on the native CUDA backend only; "
-                    "AutoAndFusedSayWhereFusedCannotRun covers this space";
+    GTEST_SKIP() << "the native CUDA plan's cases (tst_ode_tiled_fused.cpp: "
+                    "the host's; AutoAndFusedSayWhereFusedCannotRun: a "
+                    "device space without the native backend)";
   } else {
     every_problem_every_method<double>();
     print_largest_seen<double>();
@@ -248,7 +226,8 @@ TEST(OdePlans, FusedMatchesUnfusedOnEveryProblemDouble) {
 
 TEST(OdePlans, FusedMatchesUnfusedOnEveryProblemFloat) {
   if constexpr (!native) {
-    GTEST_SKIP() << "Fused runs on the native CUDA backend only";
+    GTEST_SKIP()
+        << "the native CUDA plan's cases (tst_ode_tiled_fused.cpp: the host's)";
   } else {
     every_problem_every_method<float>();
     print_largest_seen<float>();
@@ -257,7 +236,8 @@ TEST(OdePlans, FusedMatchesUnfusedOnEveryProblemFloat) {
 
 TEST(OdePlans, FusedMatchesUnfusedOnEverySideAndCluster) {
   if constexpr (!native) {
-    GTEST_SKIP() << "Fused runs on the native CUDA backend only";
+    GTEST_SKIP()
+        << "the native CUDA plan's cases (tst_ode_tiled_fused.cpp: the host's)";
   } else {
     std::vector<Sides> sides = mixed_sides();
     sides.push_back(all(Boundary::neumann));
@@ -317,7 +297,8 @@ TEST(OdePlans, FusedMatchesUnfusedOnEverySideAndCluster) {
 /// state of its step.
 TEST(OdePlans, FusedResidentRunsTheStepsBetweenHooksInOneLaunch) {
   if constexpr (!native) {
-    GTEST_SKIP() << "Fused runs on the native CUDA backend only";
+    GTEST_SKIP()
+        << "the native CUDA plan's cases (tst_ode_tiled_fused.cpp: the host's)";
   } else {
     std::vector<Sides> sides = mixed_sides();
     sides.push_back(all(Boundary::fixed));
@@ -397,7 +378,8 @@ TEST(OdePlans, FusedResidentRunsTheStepsBetweenHooksInOneLaunch) {
 
 TEST(OdePlans, FusedReadsCoefficientsPositionAndTime) {
   if constexpr (!native) {
-    GTEST_SKIP() << "Fused runs on the native CUDA backend only";
+    GTEST_SKIP()
+        << "the native CUDA plan's cases (tst_ode_tiled_fused.cpp: the host's)";
   } else {
     Sides const mixed = {Boundary::reflecting, Boundary::neumann,
                          Boundary::periodic, Boundary::periodic};
@@ -416,7 +398,8 @@ TEST(OdePlans, FusedReadsCoefficientsPositionAndTime) {
 
 TEST(OdePlans, FusedShowsTheRightHandSideInteriorPositionsOnly) {
   if constexpr (!native) {
-    GTEST_SKIP() << "Fused runs on the native CUDA backend only";
+    GTEST_SKIP()
+        << "the native CUDA plan's cases (tst_ode_tiled_fused.cpp: the host's)";
   } else {
     Sides const mixed = {Boundary::fixed, Boundary::neumann, Boundary::periodic,
                          Boundary::periodic};
@@ -456,7 +439,8 @@ TEST(OdePlans, HooksRunEveryNStepsWithEveryPlan) {
 
 TEST(OdePlans, FusedAdaptiveTakesTheStepsUnfusedTakes) {
   if constexpr (!native) {
-    GTEST_SKIP() << "Fused runs on the native CUDA backend only";
+    GTEST_SKIP()
+        << "the native CUDA plan's cases (tst_ode_tiled_fused.cpp: the host's)";
   } else {
     auto const rhs = stencil::suite::BrussRhs::for_points(61);
     for (bool const on_chip : {false, true}) {
@@ -499,7 +483,9 @@ TEST(OdePlans, AutoAndFusedSayWhereFusedCannotRun) {
   using stencil_test::expect_error;
   auto s = make_state<double, HeatRhs>({9, 11}, all(Boundary::fixed), 1);
   stencil::ode::FixedSteps const steps{0.0, 0.1, 1};
-  if constexpr (!native) {
+  if constexpr (host) {
+    GTEST_SKIP() << "the host Fused plan: tst_ode_tiled_fused.cpp";
+  } else if constexpr (!native) {
     expect_error(
         [&] {
           stencil::ode::integrate(Space{}, s, HeatRhs{}, Method::rk4, steps,
@@ -545,6 +531,10 @@ struct BrussInterleavedWide : stencil::suite::BrussInterleavedRhs {
 };
 
 TEST(OdePlans, AutoTakesFusedWhereItsRimsPay) {
+  if constexpr (host) {
+    GTEST_SKIP() << "a GPU's rule; on the host Auto takes Fused wherever it "
+                    "runs (tst_ode_tiled_fused.cpp)";
+  }
   using stencil::suite::BrussInterleavedRhs;
   auto const rhs = BrussInterleavedRhs::for_points(37);  // within<1, 2>
   BrussInterleavedWide const wide{rhs};                  // radius 2, 2

@@ -11,14 +11,17 @@
 // combination to the next right-hand side, which reads neighbours, needs a
 // new kernel.
 //
-// The Fused plan (native CUDA, ode/fused_kernel.hpp there) runs every
-// stage of a step in one launch over tiles that span a cluster of blocks;
-// Auto takes it where it runs and says why not where it does not.
+// The Fused plan runs every stage of a step over tiles: on the native CUDA
+// backend in one launch over tiles that span a cluster of blocks
+// (ode/fused_kernel.hpp there), on host spaces a tile per thread in its
+// cache (detail/ode/tiled_fused_kernel.hpp). Auto takes it where it runs
+// and pays, and says why not where it does not.
 #pragma once
 
 #include <stencil/config.hpp>
 #include <stencil/detail/fields/accessor.hpp>
 #include <stencil/detail/fields/time_loop.hpp>
+#include <stencil/detail/ode/tiled_fused_run.hpp>
 #include <stencil/detail/portable/layout.hpp>
 #include <stencil/error.hpp>
 #include <stencil/fields/state.hpp>
@@ -72,8 +75,6 @@ struct Report {
 };
 
 namespace detail {
-
-inline constexpr int max_stages = 8;
 
 /// The stage kernel of the Unfused plan (see the file comment).
 template <class T, int Rank, class Rhs>
@@ -335,6 +336,35 @@ inline void run_hooks(stencil::detail::LoopHooks const& hooks,
   }
 }
 
+/// make_run on a host execution space: the tiled Fused plan where it runs
+/// (and for Auto, where it pays), else Unfused.
+template <class ExecSpace, class T, int Rank, class MemorySpace, class Rhs,
+          Plan P>
+std::unique_ptr<StepRun> make_host_run(ExecSpace const& space,
+                                       State<T, Rank, MemorySpace>& state,
+                                       Rhs const& rhs, Tableau tableau, P plan,
+                                       std::string& reason) {
+  using FusedPlan = TiledFusedRun<ExecSpace, T, Rank, MemorySpace, Rhs>;
+  std::string const why = tiled_fused_refusal(state);
+  if constexpr (std::is_same_v<P, Fused>) {
+    STENCIL_EXPECT_SUPPORTED(why.empty(), "stencil::ode: ", why);
+    return std::make_unique<FusedPlan>(space, state, rhs, std::move(tableau),
+                                       plan);
+  } else {
+    if (why.empty()) {
+      reason =
+          "Fused: a tile's stages run in a core's cache, so a step reads y_n "
+          "and writes y_n+1 once where Unfused moves every stage through "
+          "memory";
+      return std::make_unique<FusedPlan>(space, state, rhs, std::move(tableau),
+                                         Fused{});
+    }
+    reason = stencil::detail::concat("Unfused: ", why);
+    return std::make_unique<UnfusedRun<ExecSpace, T, Rank, MemorySpace, Rhs>>(
+        space, state, rhs, std::move(tableau));
+  }
+}
+
 /// The run of `plan` on `state`; for Auto, `reason` says why it took the
 /// plan it took. Fused refuses what it cannot run, naming Unfused.
 template <class ExecSpace, class T, int Rank, class MemorySpace, class Rhs,
@@ -348,6 +378,8 @@ std::unique_ptr<StepRun> make_run(ExecSpace const& space,
   if constexpr (std::is_same_v<P, Unfused>) {
     (void)plan;
     return std::make_unique<UnfusedPlan>(space, state, rhs, std::move(tableau));
+  } else if constexpr (stencil::detail::is_host_space_v<ExecSpace>) {
+    return make_host_run(space, state, rhs, std::move(tableau), plan, reason);
   } else {
     std::string why;
     constexpr int radius_x =

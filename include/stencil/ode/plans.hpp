@@ -12,19 +12,30 @@ namespace stencil::ode {
 /// execution space).
 struct Unfused {};
 
-/// Every stage of a step in one launch, over tiles that span a cluster of
-/// thread blocks (native CUDA, compute capability 9.0 and newer, 2D). 0:
-/// the plan's choice of the cluster's blocks along x and y.
+/// Every stage of a step over tiles, each loading y_n with rims of
+/// stages x radius cells and running the stages on it alone.
 ///
-/// `resident`: where one cluster holds the whole domain, it is the one tile
-/// (no rims), and the state stays in its shared memory and registers from
-/// step to step: one launch runs the fixed steps up to the next hook (an
-/// adaptive step, one launch a step). Off by default, and Auto does not
-/// take it, until it has been measured on a GPU (issue 50).
+/// On the native CUDA backend (compute capability 9.0 and newer, 2D) a
+/// tile spans a cluster of thread blocks, one launch a step. 0: the plan's
+/// choice of the cluster's blocks along x and y. `resident`: where one
+/// cluster holds the whole domain, it is the one tile (no rims), and the
+/// state stays in its shared memory and registers from step to step: one
+/// launch runs the fixed steps up to the next hook (an adaptive step, one
+/// launch a step). Off by default, and Auto does not take it, until it has
+/// been measured on a GPU (issue 50).
+///
+/// On host execution spaces (1D, 2D and 3D) a tile is one thread's, in its
+/// scratch: `tile_x`, `tile_y` and `tile_z` are the cells it updates along
+/// each axis (0: the plan's choice, a tile whose scratch stays in a core's
+/// cache). The clusters and the resident kernel are the native backend's,
+/// the tile sizes the host's: give each only where it applies.
 struct Fused {
   int cluster_x = 0;
   int cluster_y = 0;
   bool resident = false;
+  int tile_x = 0;
+  int tile_y = 0;
+  int tile_z = 0;
 };
 
 /// Fused where it runs and its rims pay (auto_takes_fused), else Unfused;

@@ -54,6 +54,10 @@ class FusedRun final : public stencil::ode::detail::StepRun {
         request.cluster_y, " blocks; give powers of two, ", largest_cluster,
         " blocks in all at most (8 run on every "
         "GPU), or 0 for the plan's choice");
+    STENCIL_EXPECT(
+        request.tile_x == 0 && request.tile_y == 0 && request.tile_z == 0,
+        "stencil::ode::Fused: tile sizes are the host plan's; on the native "
+        "CUDA backend a tile follows its cluster (cluster_x, cluster_y)");
     int const nx = state.extent(1), ny = state.extent(0);
     (void)with_stages(m_tableau.stages, [&](auto stages) {
       constexpr int S = decltype(stages)::value;

@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Fused plan on a host execution space (detail/ode/tiled_fused_*.hpp)
+// against the Unfused reference on the same space: every method, float and
+// double; 1D, 2D and 3D; heat, BRUSS2D (two fields and interleaved),
+// Gray-Scott, a coefficient with position and time, a radius-2 box that
+// reads the halo's corners; fixed, periodic, neumann, reflecting and mixed
+// sides; odd sizes, tiles of one cell to the whole domain, domains smaller
+// than a tile's rims; fixed and adaptive steps, hooks; the right-hand side
+// is shown interior positions only; and what it refuses.
+#include <stencil/ode.hpp>
+#include <stencil/stencil.hpp>
+#include <stencil/suite/solvers.hpp>
+
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+#include "ode_test_problems.hpp"
+#include "test_support.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <iostream>
+#include <string>
+#include <vector>
+
+// The right-hand sides in a named namespace: nvcc warns of the unused
+// members of one in an anonymous namespace.
+namespace tiled_fused_test {
+
+/// u' = u(-1) + u(1) - 2 u, one field in 1D.
+struct Heat1dRhs {
+  static constexpr int rank = 1;
+  static constexpr auto shape = stencil::Shape::star;
+  using fields = stencil::fields<stencil::field<1>>;
+  static constexpr char const* name = "heat1d-rhs";
+  template <class In>
+  KOKKOS_FUNCTION auto operator()(In const& in) const {
+    auto const u = stencil::read<0>(in);
+    return u(-1) + u(1) - 2 * u(0);
+  }
+};
+
+/// u' = k (7-point Laplacian of u) + sin(z + t) / 10, with k a coefficient
+/// field read at the cell alone: 3D, position and time.
+struct Heat3dRhs {
+  static constexpr int rank = 3;
+  static constexpr auto shape = stencil::Shape::star;
+  using fields = stencil::fields<stencil::field<1>, stencil::coefficient<0>>;
+  static constexpr char const* name = "heat3d-rhs";
+  template <class In>
+  KOKKOS_FUNCTION auto operator()(In const& in) const {
+    using T = typename In::value_type;
+    auto const u = stencil::read<0>(in);
+    auto const k = stencil::read<1>(in);
+    T const laplacian = u(-1, 0, 0) + u(1, 0, 0) + u(0, -1, 0) + u(0, 1, 0) +
+                        u(0, 0, -1) + u(0, 0, 1) - 6 * u(0, 0, 0);
+    double const source = 0.1 * Kokkos::sin(in.position()[0] + in.time());
+    return k(0, 0, 0) * laplacian / 6 + static_cast<T>(source);
+  }
+};
+
+/// A 5x5 box of distinct weights (radius 2), so that a corner of the halo
+/// that takes a wrong value changes the result.
+struct Box2dRhs {
+  static constexpr int rank = 2;
+  static constexpr auto shape = stencil::Shape::box;
+  using fields = stencil::fields<stencil::field<2>>;
+  static constexpr char const* name = "box2d-rhs";
+  template <class In>
+  KOKKOS_FUNCTION auto operator()(In const& in) const {
+    using T = typename In::value_type;
+    auto const u = stencil::read<0>(in);
+    T sum = 0;
+    for (int dy = -2; dy <= 2; ++dy) {
+      for (int dx = -2; dx <= 2; ++dx) {
+        sum += static_cast<T>(0.01 * (5 * dy + dx + 13)) * u(dy, dx);
+      }
+    }
+    return sum - static_cast<T>(1.69) * u(0, 0);
+  }
+};
+
+/// HeatRhs that records whether it was evaluated at a position past the
+/// domain (in host memory: the plan runs on the host).
+struct HostPositionProbe : stencil_test::HeatRhs {
+  Kokkos::View<int, Kokkos::DefaultHostExecutionSpace::memory_space> outside;
+  int ny = 0, nx = 0;
+  template <class In>
+  KOKKOS_FUNCTION auto operator()(In const& in) const {
+    auto const at = in.position();
+    if (at[0] < 0 || at[0] >= ny || at[1] < 0 || at[1] >= nx) outside() = 1;
+    return HeatRhs::operator()(in);
+  }
+};
+
+}  // namespace tiled_fused_test
+
+namespace {
+
+using Space = Kokkos::DefaultHostExecutionSpace;
+using Memory = Space::memory_space;
+using stencil::Boundary;
+using stencil::ode::Method;
+using tiled_fused_test::Box2dRhs;
+using tiled_fused_test::Heat1dRhs;
+using tiled_fused_test::Heat3dRhs;
+using tiled_fused_test::HostPositionProbe;
+
+/// The sides of a state: axis by axis, slowest first, low then high.
+template <int Rank>
+using Sides = std::array<Boundary, 2 * Rank>;
+
+template <int Rank>
+Sides<Rank> all(Boundary kind) {
+  Sides<Rank> s;
+  s.fill(kind);
+  return s;
+}
+
+/// A state of `Rhs`'s fields with every cell, halo included, set to smooth
+/// values that differ per field and cell.
+template <class T, int Rank, class Rhs>
+stencil::State<T, Rank, Memory> make_state(std::array<int, Rank> extents,
+                                           Sides<Rank> const& sides, int halo) {
+  std::vector<std::string> names;
+  for (int f = 0; f < Rhs::fields::count; ++f) {
+    names.push_back("f" + std::to_string(f));
+  }
+  stencil::State<T, Rank, Memory> s(
+      "tiled", extents, stencil::field_specs<Rhs>(names), {.halo = halo});
+  for (int axis = 0; axis < Rank; ++axis) {
+    Boundary const low = sides[2 * axis], high = sides[2 * axis + 1];
+    if (low == high) {
+      s.set_boundary(axis, stencil::Side::both, low);
+    } else {
+      s.set_boundary(axis, stencil::Side::low, low);
+      s.set_boundary(axis, stencil::Side::high, high);
+    }
+  }
+  for (int f = 0; f < Rhs::fields::count; ++f) {
+    auto value = [f](double a, double b, double c) {
+      return static_cast<T>(
+          0.6 + 0.3 * std::sin(0.37 * a + 0.23 * b + 0.31 * c + f) + 0.1 * f);
+    };
+    if constexpr (Rank == 1) {
+      stencil::fill(s, f, [&](int i) { return value(i, 0, 0); });
+    } else if constexpr (Rank == 2) {
+      stencil::fill(s, f, [&](int i, int j) { return value(i, j, 0); });
+    } else {
+      stencil::fill(s, f, [&](int i, int j, int k) { return value(i, j, k); });
+    }
+  }
+  return s;
+}
+
+/// The largest |a - b| / max(1, |b|) over the written fields' interiors.
+template <class T, int Rank, class Rhs>
+double largest_difference(stencil::State<T, Rank, Memory> const& a,
+                          stencil::State<T, Rank, Memory> const& b) {
+  double worst = 0.0;
+  for (int f = 0; f < Rhs::fields::count; ++f) {
+    if (!Rhs::fields::written[f]) continue;
+    auto const x = stencil_test::host_copy(a.interior(f));
+    auto const y = stencil_test::host_copy(b.interior(f));
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      double const expected = y.data()[i];
+      double const d = std::abs(static_cast<double>(x.data()[i]) - expected) /
+                       std::max(1.0, std::abs(expected));
+      worst = std::isnan(d) ? INFINITY : std::max(worst, d);
+    }
+  }
+  return worst;
+}
+
+/// Both plans evaluate the same expressions in the same order; a compiler
+/// that contracts a product into an FMA in one loop and not the other
+/// moves a few ulps a stage.
+template <class T>
+constexpr double rounding() {
+  return std::is_same_v<T, float> ? 1e-6 : 1e-14;
+}
+
+template <int Rank>
+struct Problem {
+  std::array<int, Rank> extents;
+  Sides<Rank> sides;
+  int steps = 3;
+  double dt = 0.1;
+  int halo = 1;
+};
+
+/// `plan` (Fused, or Auto taking it) and Unfused from the same state: the
+/// same result to rounding, the same stage count and time.
+template <class T, int Rank, class Rhs, class P>
+std::string expect_as_unfused(Rhs const& rhs, Problem<Rank> const& p, Method m,
+                              P plan, std::string const& what) {
+  auto reference = make_state<T, Rank, Rhs>(p.extents, p.sides, p.halo);
+  auto state = make_state<T, Rank, Rhs>(p.extents, p.sides, p.halo);
+  stencil::ode::FixedSteps const steps{0.0, p.dt, p.steps};
+  stencil::ode::integrate(Space{}, reference, rhs, m, steps,
+                          stencil::ode::Unfused{});
+  auto const report =
+      stencil::ode::integrate(Space{}, state, rhs, m, steps, plan);
+  std::string label = what + " " + stencil::ode::to_string(m) + " " +
+                      (std::is_same_v<T, float> ? "float" : "double");
+  for (int e : p.extents) label += " " + std::to_string(e);
+  label += ": " + report.plan;
+  EXPECT_EQ(report.plan.rfind("Fused (", 0), 0u) << label;
+  EXPECT_EQ(report.rhs_evaluations, p.steps * stencil::ode::tableau(m).stages)
+      << label;
+  EXPECT_DOUBLE_EQ(state.time(), reference.time()) << label;
+  EXPECT_LE((largest_difference<T, Rank, Rhs>(state, reference)), rounding<T>())
+      << label;
+  return report.plan;
+}
+
+stencil::ode::Fused tiles(int x, int y = 0, int z = 0) {
+  stencil::ode::Fused f;
+  f.tile_x = x;
+  f.tile_y = y;
+  f.tile_z = z;
+  return f;
+}
+
+constexpr Method methods[] = {Method::forward_euler, Method::rk4,
+                              Method::bogacki_shampine, Method::dormand_prince,
+                              Method::verner56};
+
+/// Sides of several kinds: mirrored beside periodic, periodic beside fixed
+/// and mirrored, fixed beside both mirrors, and each kind alone.
+std::vector<Sides<2>> every_side() {
+  return {{Boundary::neumann, Boundary::reflecting, Boundary::periodic,
+           Boundary::periodic},
+          {Boundary::periodic, Boundary::periodic, Boundary::fixed,
+           Boundary::neumann},
+          {Boundary::fixed, Boundary::neumann, Boundary::reflecting,
+           Boundary::fixed},
+          all<2>(Boundary::fixed),
+          all<2>(Boundary::periodic),
+          all<2>(Boundary::neumann),
+          all<2>(Boundary::reflecting)};
+}
+
+template <class T>
+void every_problem_every_method() {
+  auto const bruss = stencil::suite::BrussRhs::for_points(37);
+  auto const interleaved = stencil::suite::BrussInterleavedRhs::for_points(37);
+  // The plan's tiles, and tiles smaller than their rims.
+  for (auto const& plan : {tiles(0), tiles(5, 3)}) {
+    for (Method m : methods) {
+      expect_as_unfused<T, 2>(stencil_test::HeatRhs{0.2},
+                              {{37, 53}, all<2>(Boundary::fixed), 5}, m, plan,
+                              "heat fixed");
+      expect_as_unfused<T, 2>(bruss,
+                              {{37, 37}, all<2>(Boundary::reflecting), 3, 0.01},
+                              m, plan, "bruss reflecting");
+      expect_as_unfused<T, 2>(stencil::suite::GrayScottRhs{},
+                              {{41, 29}, all<2>(Boundary::periodic), 3, 0.5}, m,
+                              plan, "gray-scott periodic");
+      expect_as_unfused<T, 2>(interleaved,
+                              {{37, 74}, all<2>(Boundary::fixed), 3, 0.01, 2},
+                              m, plan, "bruss interleaved");
+      expect_as_unfused<T, 2>(stencil_test::VarCoefSourceRhs{},
+                              {{29, 31}, every_side()[0], 4, 0.1}, m, plan,
+                              "varcoef source");
+    }
+  }
+}
+
+TEST(OdeTiledFused, MatchesUnfusedOnEveryProblemDouble) {
+  every_problem_every_method<double>();
+}
+
+TEST(OdeTiledFused, MatchesUnfusedOnEveryProblemFloat) {
+  every_problem_every_method<float>();
+}
+
+TEST(OdeTiledFused, MatchesUnfusedOnEverySideAndTile) {
+  auto const bruss = stencil::suite::BrussRhs::for_points(23);
+  std::array<std::array<int, 2>, 6> const shapes = {
+      {{1, 1}, {3, 5}, {8, 4}, {4, 16}, {64, 64}, {0, 0}}};
+  for (auto const& s : every_side()) {
+    for (auto const& t : shapes) {
+      std::string const what =
+          "tile " + std::to_string(t[0]) + "x" + std::to_string(t[1]);
+      // Odd sizes that no tile divides; corners read by the box.
+      expect_as_unfused<double, 2>(Box2dRhs{}, {{23, 19}, s, 4, 0.05, 2},
+                                   Method::rk4, tiles(t[0], t[1]), what);
+      expect_as_unfused<float, 2>(bruss, {{23, 19}, s, 5, 0.01},
+                                  Method::verner56, tiles(t[0], t[1]), what);
+    }
+    // Smaller than a tile's rims: mirrored and wrapped cells lie within
+    // the tile's own scratch, several times over.
+    expect_as_unfused<double, 2>(bruss, {{5, 7}, s, 3, 0.01}, Method::rk4,
+                                 tiles(0), "bruss tiny");
+    expect_as_unfused<double, 2>(bruss, {{3, 3}, s, 2, 0.01},
+                                 Method::dormand_prince, tiles(2, 2),
+                                 "bruss 3x3");
+    expect_as_unfused<double, 2>(Box2dRhs{}, {{4, 5}, s, 3, 0.05, 2},
+                                 Method::verner56, tiles(1, 2), "box tiny");
+  }
+}
+
+TEST(OdeTiledFused, MatchesUnfusedInOneAndThreeDimensions) {
+  std::vector<Sides<1>> const sides1 = {
+      all<1>(Boundary::periodic),
+      {Boundary::neumann, Boundary::reflecting},
+      {Boundary::fixed, Boundary::neumann}};
+  for (auto const& s : sides1) {
+    for (int t : {0, 1, 4, 7}) {
+      for (Method m : methods) {
+        expect_as_unfused<double, 1>(Heat1dRhs{}, {{37}, s, 5, 0.2}, m,
+                                     tiles(t), "heat1d");
+      }
+      expect_as_unfused<float, 1>(Heat1dRhs{}, {{6}, s, 4, 0.2},
+                                  Method::verner56, tiles(t), "heat1d tiny");
+    }
+  }
+  std::vector<Sides<3>> const sides3 = {
+      all<3>(Boundary::periodic),
+      all<3>(Boundary::neumann),
+      {Boundary::reflecting, Boundary::fixed, Boundary::periodic,
+       Boundary::periodic, Boundary::neumann, Boundary::reflecting}};
+  std::array<std::array<int, 3>, 3> const shapes = {
+      {{0, 0, 0}, {3, 4, 5}, {16, 1, 2}}};
+  for (auto const& s : sides3) {
+    for (auto const& t : shapes) {
+      for (Method m :
+           {Method::rk4, Method::bogacki_shampine, Method::verner56}) {
+        expect_as_unfused<double, 3>(Heat3dRhs{}, {{9, 11, 13}, s, 3, 0.05}, m,
+                                     tiles(t[0], t[1], t[2]), "heat3d");
+      }
+      expect_as_unfused<float, 3>(Heat3dRhs{}, {{5, 4, 7}, s, 4, 0.05},
+                                  Method::dormand_prince,
+                                  tiles(t[0], t[1], t[2]), "heat3d small");
+    }
+  }
+}
+
+TEST(OdeTiledFused, AdaptiveTakesTheStepsUnfusedTakes) {
+  auto const rhs = stencil::suite::BrussRhs::for_points(41);
+  for (auto const& plan : {tiles(0), tiles(7, 5)}) {
+    for (Method m :
+         {Method::bogacki_shampine, Method::dormand_prince, Method::verner56}) {
+      auto a = make_state<double, 2, stencil::suite::BrussRhs>(
+          {41, 41}, all<2>(Boundary::reflecting), 1);
+      auto b = make_state<double, 2, stencil::suite::BrussRhs>(
+          {41, 41}, all<2>(Boundary::reflecting), 1);
+      // A first step of the whole interval: rejected at least once.
+      stencil::ode::Adaptive const adaptive{.t0 = 0.0,
+                                            .t_end = 0.5,
+                                            .dt = 0.5,
+                                            .absolute = 1e-6,
+                                            .relative = 1e-6};
+      std::vector<int> hooks;
+      auto const ra = stencil::ode::integrate(Space{}, a, rhs, m, adaptive,
+                                              stencil::ode::Unfused{});
+      auto const rb = stencil::ode::integrate(
+          Space{}, b, rhs, m, adaptive, plan,
+          stencil::every(3, [&](int n) { hooks.push_back(n); }));
+      std::string const name =
+          std::string(stencil::ode::to_string(m)) + ": " + rb.plan;
+      EXPECT_EQ(rb.plan.rfind("Fused (", 0), 0u) << name;
+      EXPECT_GE(ra.rejected, 1) << name;
+      EXPECT_EQ(rb.accepted, ra.accepted) << name;
+      EXPECT_EQ(rb.rejected, ra.rejected) << name;
+      EXPECT_EQ(rb.rhs_evaluations, ra.rhs_evaluations) << name;
+      EXPECT_DOUBLE_EQ(rb.t, ra.t) << name;
+      EXPECT_EQ(hooks.size(), static_cast<std::size_t>(rb.accepted / 3))
+          << name;
+      // The same steps over the whole interval; the error norms are summed
+      // in another order.
+      EXPECT_LE((largest_difference<double, 2, stencil::suite::BrussRhs>(b, a)),
+                1e-13)
+          << name;
+    }
+  }
+}
+
+TEST(OdeTiledFused, ShowsTheRightHandSideInteriorPositionsOnly) {
+  Sides<2> const mixed = {Boundary::fixed, Boundary::neumann,
+                          Boundary::periodic, Boundary::periodic};
+  for (std::array<int, 2> const extents :
+       {std::array<int, 2>{5, 7}, std::array<int, 2>{41, 33}}) {
+    for (auto const& s :
+         {all<2>(Boundary::reflecting), mixed, all<2>(Boundary::periodic)}) {
+      HostPositionProbe rhs;
+      rhs.scale = 0.2;
+      rhs.outside = Kokkos::View<int, Memory>("outside");
+      rhs.ny = extents[0];
+      rhs.nx = extents[1];
+      for (auto const& plan : {tiles(0), tiles(3, 2)}) {
+        expect_as_unfused<double, 2>(rhs, {extents, s, 2, 0.05},
+                                     Method::verner56, plan, "probe");
+      }
+      EXPECT_EQ(rhs.outside(), 0)
+          << extents[0] << "x" << extents[1]
+          << ": the right-hand side saw a position past the domain";
+    }
+  }
+}
+
+TEST(OdeTiledFused, AutoTakesItAndSaysWhereItCannotRun) {
+  using stencil_test::expect_error;
+  using stencil_test::HeatRhs;
+  stencil::ode::FixedSteps const steps{0.0, 0.1, 2};
+  auto s =
+      make_state<double, 2, HeatRhs>({9, 11}, all<2>(Boundary::neumann), 1);
+  auto const r = expect_as_unfused<double, 2>(
+      HeatRhs{0.2}, {{9, 11}, all<2>(Boundary::neumann), 2}, Method::rk4,
+      stencil::ode::Auto{}, "auto");
+  EXPECT_NE(r.find("tiles of"), std::string::npos) << r;
+  auto const reasoned = stencil::ode::integrate(
+      Space{}, s, HeatRhs{0.2}, Method::rk4, steps, stencil::ode::Auto{});
+  EXPECT_NE(reasoned.plan_reason.find("Fused: "), std::string::npos)
+      << reasoned.plan_reason;
+
+  stencil::ode::Fused cluster;
+  cluster.cluster_x = 2;
+  expect_error(
+      [&] {
+        stencil::ode::integrate(Space{}, s, HeatRhs{}, Method::rk4, steps,
+                                cluster);
+      },
+      {"native CUDA backend's", "tile_x"});
+  expect_error(
+      [&] {
+        stencil::ode::integrate(Space{}, s, HeatRhs{}, Method::rk4, steps,
+                                tiles(4, 4, 2));
+      },
+      {"tile size along z", "2D state"});
+  expect_error(
+      [&] {
+        stencil::ode::integrate(Space{}, s, HeatRhs{}, Method::rk4, steps,
+                                tiles(-1, 4));
+      },
+      {"give positive sizes"});
+
+  // A dirichlet side takes a host function's values between stages.
+  auto d = make_state<double, 2, HeatRhs>({9, 11}, all<2>(Boundary::fixed), 1);
+  d.set_dirichlet(1, stencil::Side::low,
+                  [](std::array<int, 2> const&, double t) { return t; });
+  expect_error(
+      [&] {
+        stencil::ode::integrate(Space{}, d, HeatRhs{}, Method::rk4, steps,
+                                stencil::ode::Fused{});
+      },
+      {"is dirichlet", "use Unfused"});
+  auto const auto_d = stencil::ode::integrate(
+      Space{}, d, HeatRhs{}, Method::rk4, steps, stencil::ode::Auto{});
+  EXPECT_EQ(auto_d.plan, "Unfused");
+  EXPECT_NE(auto_d.plan_reason.find("is dirichlet"), std::string::npos)
+      << auto_d.plan_reason;
+}
+
+}  // namespace
