@@ -345,7 +345,7 @@ std::unique_ptr<StepRun> make_host_run(ExecSpace const& space,
                                        Rhs const& rhs, Tableau tableau, P plan,
                                        std::string& reason) {
   using FusedPlan = TiledFusedRun<ExecSpace, T, Rank, MemorySpace, Rhs>;
-  std::string const why = tiled_fused_refusal(state);
+  std::string const why = tiled_fused_refusal<Rhs>(state);
   if constexpr (std::is_same_v<P, Fused>) {
     STENCIL_EXPECT_SUPPORTED(why.empty(), "stencil::ode: ", why);
     return std::make_unique<FusedPlan>(space, state, rhs, std::move(tableau),

@@ -15,11 +15,11 @@
 // tiles run in any order, one per thread.
 //
 // Sides: a periodic axis wraps the rim around (its cells are computed as
-// interior cells, at their wrapped position); a mirrored side's halo is
-// refreshed in scratch after each stage from the cell it mirrors, as
-// refresh_boundaries does between Unfused's stages (boundary.hpp: the
-// halo of several axes takes its rule from every non-fixed axis at once);
-// a fixed side's halo keeps the values loaded at the step's start.
+// interior cells, at their wrapped position); the halo of other sides is
+// refreshed in scratch after each stage as refresh_boundaries refreshes it
+// between Unfused's stages (boundary.hpp): from the cell a mirror maps it
+// to, from a dirichlet function's values at the next stage's time
+// (computed on the host before the step), or, on a fixed side, not at all.
 #pragma once
 
 #include <stencil/boundary.hpp>
@@ -69,6 +69,19 @@ struct TiledFusedShape {
   int tile_count() const { return tiles[0] * tiles[1] * tiles[2]; }
 };
 
+/// The values of the dirichlet sides at the stages after the first, which
+/// a tile's halo refresh reads: for stage i + 1, side `side` of axis `a`,
+/// `values[i * per_stage + start[a][side] + at]`, where `at` runs over the
+/// side's halo cells (reach deep along a; the other axes over their
+/// interior, and their reach either side where not periodic), slowest
+/// axis first.
+template <class T>
+struct TiledFusedDirichlet {
+  T const* values = nullptr;
+  std::int64_t per_stage = 0;
+  std::int64_t start[3][2] = {};
+};
+
 /// Scratch arrays a tile keeps: each field's current stage (coefficients:
 /// their values), y_n and the stages' derivatives of each written field.
 template <class Fields>
@@ -98,6 +111,7 @@ struct TiledFusedStep {
   Kokkos::Array<double, max_stages> error{};  ///< b_j - bhat_j
   bool estimate = false;
   double absolute = 0.0, relative = 0.0;
+  TiledFusedDirichlet<T> dirichlet;
   Rhs rhs;
   stencil::detail::PositionMap map;
 
@@ -352,17 +366,20 @@ struct TiledFusedStep {
         }
       }
       if (!last) {
-        refresh_halo(held_field, grown(tile, stages - 2 - i), held, local);
+        refresh_halo(held_field, i, grown(tile, stages - 2 - i), held, local);
       }
     }
     return sum_squares;
   }
 
   /// Y_i+1's halo cells that stage i + 1 reads (those within a reach of
-  /// `next_region`, the cells it computes), from the cells they mirror; a
-  /// cell in the halo of a fixed side keeps its value.
+  /// `next_region`, the cells it computes), as refresh_boundaries leaves
+  /// them: the slowest axis along which a cell lies in a halo that is not
+  /// fixed gives its value, a dirichlet side its function's (at stage
+  /// i + 1's time), a mirror the value its mirror cell ends with; a cell
+  /// outside no such halo keeps its value.
   template <class Local>
-  void refresh_halo(T* const (&held_field)[F], Box const& next_region,
+  void refresh_halo(T* const (&held_field)[F], int i, Box const& next_region,
                     Box const& held, Local const& local) const {
     Box read;
     bool any = false;
@@ -381,26 +398,60 @@ struct TiledFusedStep {
             x = Kokkos::max(x, shape.extent[2] - 1);
             continue;
           }
-          int const c[3] = {z, y, x};
-          int source[3];
-          bool keep = false;
-          for (int a = 0; a < 3; ++a) {
-            source[a] = c[a];
-            if (!in_halo(a, c[a])) continue;
-            Boundary const kind = shape.side[a][c[a] < 0 ? 0 : 1];
-            keep = keep || kind == Boundary::fixed;
-            source[a] =
-                stencil::detail::halo_source(kind, c[a], shape.extent[a]);
+          int cell[3] = {z, y, x};
+          bool mirrored = false, given = false;
+          T value{};
+          for (int a = 0; a < 3 && !given; ++a) {
+            if (!in_halo(a, cell[a])) continue;
+            Boundary const kind = shape.side[a][cell[a] < 0 ? 0 : 1];
+            if (kind == Boundary::fixed) continue;
+            if (kind == Boundary::dirichlet) {
+              value = dirichlet_value(i, a, cell);
+              given = true;
+            } else {
+              // The faster axes then resolve the mirror cell in turn.
+              cell[a] =
+                  stencil::detail::halo_source(kind, cell[a], shape.extent[a]);
+              mirrored = true;
+            }
           }
-          if (keep) continue;
           int const here = local(z, y, x);
-          int const from = local(source[0], source[1], source[2]);
-          for (int w = 0; w < W; ++w) {
-            held_field[written[w]][here] = held_field[written[w]][from];
+          if (given) {
+            for (int w = 0; w < W; ++w) held_field[written[w]][here] = value;
+          } else if (mirrored) {
+            int const from = local(cell[0], cell[1], cell[2]);
+            for (int w = 0; w < W; ++w) {
+              held_field[written[w]][here] = held_field[written[w]][from];
+            }
           }
         }
       }
     }
+  }
+
+  /// The dirichlet value of halo cell `cell` of axis `a` (see
+  /// TiledFusedDirichlet) after stage i, at stage i + 1's time.
+  T dirichlet_value(int i, int a, int const (&cell)[3]) const {
+    int const side = cell[a] < 0 ? 0 : 1;
+    std::int64_t at = 0;
+    for (int b = 0; b < 3; ++b) {
+      int const n = shape.extent[b];
+      int const reach = shape.reach[b];
+      int offset, length;
+      if (b == a) {
+        offset = side == 0 ? cell[b] + reach : cell[b] - n;
+        length = reach;
+      } else if (shape.periodic[b]) {
+        offset = wrap(b, cell[b]);
+        length = n;
+      } else {
+        offset = cell[b] + reach;
+        length = n + 2 * reach;
+      }
+      at = at * length + offset;
+    }
+    return dirichlet
+        .values[i * dirichlet.per_stage + dirichlet.start[a][side] + at];
   }
 };
 

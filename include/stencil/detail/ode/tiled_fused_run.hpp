@@ -42,26 +42,35 @@ inline std::size_t tiled_fused_scratch_budget() {
   return bytes / 4 * 3;
 }
 
-/// Why the host Fused plan cannot run `state` (empty when it can).
-template <class T, int Rank, class MemorySpace>
+/// Why the host Fused plan cannot run `Rhs` on `state` (empty when it can).
+template <class Rhs, class T, int Rank, class MemorySpace>
 std::string tiled_fused_refusal(State<T, Rank, MemorySpace> const& state) {
-  using stencil::detail::concat;
-  auto const& sides = state.boundaries();
-  for (int a = 0; a < Rank; ++a) {
-    for (int side = 0; side < 2; ++side) {
-      if (sides.kind_at(a, side) == Boundary::dirichlet) {
-        return concat(
-            "Fused refreshes fixed, periodic, neumann and reflecting sides "
-            "inside the step; axis ",
-            stencil::detail::axis_name(Rank, a),
-            " is dirichlet, whose values a host function gives between "
-            "stages (use Unfused)");
-      }
-    }
-  }
+  using stencil::detail::axis_name;
   if (!state.position_map().identity()) {
     return "Fused runs a whole domain; this state is part of a distributed "
-           "one (use Unfused)";
+           "one, whose halos are its neighbours' cells (use Unfused)";
+  }
+  // A tile holds a periodic axis's cells past the edge as the cells they
+  // wrap to. A dirichlet side of a slower axis refreshed after it gives
+  // the halo's corners its function's values at the unwrapped positions
+  // (boundary.hpp), which differ from those; only a box stencil reads them.
+  auto const& sides = state.boundaries();
+  if constexpr (Rhs::shape == Shape::box) {
+    for (int d = 0; d < Rank; ++d) {
+      for (int e = d + 1; e < Rank; ++e) {
+        bool const dirichlet = sides.kind_at(d, 0) == Boundary::dirichlet ||
+                               sides.kind_at(d, 1) == Boundary::dirichlet;
+        if (dirichlet && sides.kind_at(e, 0) == Boundary::periodic) {
+          return stencil::detail::concat(
+              "Fused wraps periodic axes around its tiles, and a box "
+              "stencil reads the halo's corners, where axis ",
+              axis_name(Rank, d),
+              "'s dirichlet function gives other values "
+              "than the cells periodic axis ",
+              axis_name(Rank, e), " wraps to (use Unfused)");
+        }
+      }
+    }
   }
   return {};
 }
@@ -196,7 +205,7 @@ class TiledFusedRun final : public StepRun {
   TiledFusedRun(ExecSpace const& space, State<T, Rank, MemorySpace>& state,
                 Rhs const& rhs, Tableau tableau, Fused const& request)
       : m_space(space), m_state(state), m_tableau(std::move(tableau)) {
-    std::string const refusal = tiled_fused_refusal(state);
+    std::string const refusal = tiled_fused_refusal<Rhs>(state);
     STENCIL_EXPECT_SUPPORTED(refusal.empty(), "stencil::ode: ", refusal);
     STENCIL_EXPECT(
         request.cluster_x == 0 && request.cluster_y == 0 && !request.resident,
@@ -272,6 +281,7 @@ class TiledFusedRun final : public StepRun {
     Policy const policy =
         Policy(m_space, kernel.shape.tile_count(), 1)
             .set_scratch_size(1, Kokkos::PerTeam(kernel.scratch_bytes()));
+    kernel.dirichlet = dirichlet_values(t, dt);
     double err = 0.0;
     if (kernel.estimate) {
       double sum_squares = 0.0;
@@ -305,6 +315,74 @@ class TiledFusedRun final : public StepRun {
   }
 
  private:
+  /// The dirichlet sides' values at the step's stages after the first
+  /// (TiledFusedDirichlet), from their functions on the host, as
+  /// refresh_boundaries takes them before each of Unfused's stages.
+  TiledFusedDirichlet<T> dirichlet_values(double t, double dt) {
+    TiledFusedShape const& shape = m_kernel.shape;
+    auto const& sides = m_state.boundaries();
+    int const s = m_tableau.stages;
+    TiledFusedDirichlet<T> table;
+    // Each axis's range of cells in a side's block: periodic ones wrapped.
+    int lo[3], length[3];
+    for (int b = 0; b < 3; ++b) {
+      lo[b] = shape.periodic[b] ? 0 : -shape.reach[b];
+      length[b] = shape.extent[b] - 2 * lo[b];
+    }
+    for (int a = 3 - Rank; a < 3; ++a) {
+      for (int side = 0; side < 2; ++side) {
+        if (shape.side[a][side] != Boundary::dirichlet) continue;
+        std::int64_t cells = shape.reach[a];
+        for (int b = 0; b < 3; ++b) {
+          if (b != a) cells *= length[b];
+        }
+        table.start[a][side] = table.per_stage;
+        table.per_stage += cells;
+      }
+    }
+    if (table.per_stage == 0 || s == 1) return table;
+    std::size_t const size =
+        static_cast<std::size_t>(table.per_stage) * (s - 1);
+    if (m_dirichlet.extent(0) < size) {
+      m_dirichlet = Kokkos::View<T*, MemorySpace>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing,
+                             "stencil::ode::fused_dirichlet"),
+          size);
+    }
+    // The kernels of the last step may still read the values.
+    m_space.fence("stencil::ode: the dirichlet values of the last step");
+    T* const values = m_dirichlet.data();
+    std::array<int, Rank> cell;
+    for (int i = 1; i < s; ++i) {
+      double const time = t + m_tableau.c[i] * dt;
+      for (int a = 3 - Rank; a < 3; ++a) {
+        for (int side = 0; side < 2; ++side) {
+          if (shape.side[a][side] != Boundary::dirichlet) continue;
+          auto const& f = sides.function_at(a - (3 - Rank), side);
+          int from[3], to[3];
+          for (int b = 0; b < 3; ++b) {
+            from[b] = lo[b];
+            to[b] = lo[b] + length[b];
+          }
+          from[a] = side == 0 ? -shape.reach[a] : shape.extent[a];
+          to[a] = from[a] + shape.reach[a];
+          std::int64_t at = (i - 1) * table.per_stage + table.start[a][side];
+          for (int z = from[0]; z < to[0]; ++z) {
+            for (int y = from[1]; y < to[1]; ++y) {
+              for (int x = from[2]; x < to[2]; ++x) {
+                int const c[3] = {z, y, x};
+                for (int d = 0; d < Rank; ++d) cell[d] = c[3 - Rank + d];
+                values[at++] = static_cast<T>(f(cell, time));
+              }
+            }
+          }
+        }
+      }
+    }
+    table.values = values;
+    return table;
+  }
+
   std::string shape_text() const {
     std::string text;  // x first, as the native plan writes its tiles
     for (int a = 2; a >= 3 - Rank; --a) {
@@ -318,6 +396,7 @@ class TiledFusedRun final : public StepRun {
   State<T, Rank, MemorySpace>& m_state;
   Tableau m_tableau;
   Kernel m_kernel;
+  Kokkos::View<T*, MemorySpace> m_dirichlet;
   int m_written[W] = {};
   bool m_first = true;
   double m_step_start = 0.0;
