@@ -27,8 +27,9 @@ struct HeatRhs {
 /// HeatRhs that records, in `outside`, whether it was ever evaluated at a
 /// position past the domain: a right-hand side may index arrays of its own
 /// by position, so no plan may show it one, even for a value it drops.
+template <class Memory = Kokkos::DefaultExecutionSpace::memory_space>
 struct PositionProbeRhs : HeatRhs {
-  Kokkos::View<int, Kokkos::DefaultExecutionSpace::memory_space> outside;
+  Kokkos::View<int, Memory> outside;
   int ny = 0, nx = 0;
   template <class In>
   KOKKOS_FUNCTION auto operator()(In const& in) const {

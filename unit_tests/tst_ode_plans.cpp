@@ -19,6 +19,7 @@
 
 #include <Kokkos_Core.hpp>
 #include "ode_test_problems.hpp"
+#include "ode_test_states.hpp"
 #include "test_support.hpp"
 
 #include <algorithm>
@@ -46,7 +47,7 @@ constexpr int verner_rows = 0;
 #endif
 
 using stencil_test::HeatRhs;
-using stencil_test::PositionProbeRhs;
+using PositionProbeRhs = stencil_test::PositionProbeRhs<>;
 using stencil_test::VarCoefSourceRhs;
 
 /// The sides of a 2D state: y low, y high, x low, x high.
@@ -54,54 +55,17 @@ using Sides = std::array<Boundary, 4>;
 
 Sides all(Boundary kind) { return {kind, kind, kind, kind}; }
 
-/// A state of `Rhs`'s fields on `extents` with `sides`, every cell (halo
-/// included) filled with smooth values that differ per field and cell.
+/// A state of `Rhs`'s fields (ode_test_states.hpp).
 template <class T, class Rhs>
 stencil::State<T, 2, Memory> make_state(std::array<int, 2> extents, Sides sides,
                                         int halo) {
-  std::vector<std::string> names;
-  for (int f = 0; f < Rhs::fields::count; ++f) {
-    names.push_back("f" + std::to_string(f));
-  }
-  stencil::State<T, 2, Memory> s(
-      "plans", extents, stencil::field_specs<Rhs>(names), {.halo = halo});
-  for (int axis = 0; axis < 2; ++axis) {
-    Boundary const low = sides[2 * axis], high = sides[2 * axis + 1];
-    if (low == high) {  // a periodic axis is set whole
-      s.set_boundary(axis, stencil::Side::both, low);
-    } else {
-      s.set_boundary(axis, stencil::Side::low, low);
-      s.set_boundary(axis, stencil::Side::high, high);
-    }
-  }
-  for (int f = 0; f < Rhs::fields::count; ++f) {
-    stencil::fill(s, f, [f](int i, int j) {
-      return static_cast<T>(0.6 + 0.3 * std::sin(0.37 * i + 0.23 * j + f) +
-                            0.1 * f);
-    });
-  }
-  return s;
+  return stencil_test::make_ode_state<T, 2, Rhs, Memory>(extents, sides, halo);
 }
 
-/// The largest |a - b| / max(1, |b|) over the written fields' interiors.
 template <class T, class Rhs>
 double largest_difference(stencil::State<T, 2, Memory> const& a,
                           stencil::State<T, 2, Memory> const& b) {
-  double worst = 0.0;
-  for (int f = 0; f < Rhs::fields::count; ++f) {
-    if (!Rhs::fields::written[f]) continue;
-    auto const x = stencil_test::host_copy(a.interior(f));
-    auto const y = stencil_test::host_copy(b.interior(f));
-    for (int i = 0; i < a.extent(0); ++i) {
-      for (int j = 0; j < a.extent(1); ++j) {
-        double const expected = y(i, j);
-        double const d = std::abs(static_cast<double>(x(i, j)) - expected) /
-                         std::max(1.0, std::abs(expected));
-        worst = std::isnan(d) ? INFINITY : std::max(worst, d);
-      }
-    }
-  }
-  return worst;
+  return stencil_test::largest_ode_difference<T, 2, Rhs>(a, b);
 }
 
 /// Fused evaluates the same expressions in the same order as Unfused; on

@@ -15,6 +15,7 @@
 
 #include <Kokkos_Core.hpp>
 #include "ode_test_problems.hpp"
+#include "ode_test_states.hpp"
 #include "test_support.hpp"
 
 #include <algorithm>
@@ -81,19 +82,6 @@ struct Box2dRhs {
   }
 };
 
-/// HeatRhs that records whether it was evaluated at a position past the
-/// domain (in host memory: the plan runs on the host).
-struct HostPositionProbe : stencil_test::HeatRhs {
-  Kokkos::View<int, Kokkos::DefaultHostExecutionSpace::memory_space> outside;
-  int ny = 0, nx = 0;
-  template <class In>
-  KOKKOS_FUNCTION auto operator()(In const& in) const {
-    auto const at = in.position();
-    if (at[0] < 0 || at[0] >= ny || at[1] < 0 || at[1] >= nx) outside() = 1;
-    return HeatRhs::operator()(in);
-  }
-};
-
 }  // namespace tiled_fused_test
 
 namespace {
@@ -105,90 +93,22 @@ using stencil::ode::Method;
 using tiled_fused_test::Box2dRhs;
 using tiled_fused_test::Heat1dRhs;
 using tiled_fused_test::Heat3dRhs;
-using tiled_fused_test::HostPositionProbe;
 
-/// The sides of a state: axis by axis, slowest first, low then high.
-template <int Rank>
-using Sides = std::array<Boundary, 2 * Rank>;
+using stencil_test::all;
+using stencil_test::Sides;
 
-template <int Rank>
-Sides<Rank> all(Boundary kind) {
-  Sides<Rank> s;
-  s.fill(kind);
-  return s;
-}
-
-/// A state of `Rhs`'s fields with every cell, halo included, set to smooth
-/// values that differ per field and cell.
+/// A state of `Rhs`'s fields in host memory (ode_test_states.hpp).
 template <class T, int Rank, class Rhs>
 stencil::State<T, Rank, Memory> make_state(std::array<int, Rank> extents,
                                            Sides<Rank> const& sides, int halo) {
-  std::vector<std::string> names;
-  for (int f = 0; f < Rhs::fields::count; ++f) {
-    names.push_back("f" + std::to_string(f));
-  }
-  stencil::State<T, Rank, Memory> s(
-      "tiled", extents, stencil::field_specs<Rhs>(names), {.halo = halo});
-  for (int axis = 0; axis < Rank; ++axis) {
-    Boundary const low = sides[2 * axis], high = sides[2 * axis + 1];
-    if (low == Boundary::dirichlet || high == Boundary::dirichlet) {
-      for (int side = 0; side < 2; ++side) {
-        auto const where = side == 0 ? stencil::Side::low : stencil::Side::high;
-        if (sides[2 * axis + side] != Boundary::dirichlet) {
-          s.set_boundary(axis, where, sides[2 * axis + side]);
-          continue;
-        }
-        // A value of the halo cell and the time, other on each side.
-        s.set_dirichlet(
-            axis, where,
-            [axis, side](std::array<int, Rank> const& cell, double t) {
-              double sum = 0.3 * side + 0.1 * axis;
-              for (int d = 0; d < Rank; ++d) {
-                sum += 0.17 * (d + 1) * cell[d];
-              }
-              return 0.5 + 0.2 * std::sin(sum) + 0.3 * t;
-            });
-      }
-    } else if (low == high) {
-      s.set_boundary(axis, stencil::Side::both, low);
-    } else {
-      s.set_boundary(axis, stencil::Side::low, low);
-      s.set_boundary(axis, stencil::Side::high, high);
-    }
-  }
-  for (int f = 0; f < Rhs::fields::count; ++f) {
-    auto value = [f](double a, double b, double c) {
-      return static_cast<T>(
-          0.6 + 0.3 * std::sin(0.37 * a + 0.23 * b + 0.31 * c + f) + 0.1 * f);
-    };
-    if constexpr (Rank == 1) {
-      stencil::fill(s, f, [&](int i) { return value(i, 0, 0); });
-    } else if constexpr (Rank == 2) {
-      stencil::fill(s, f, [&](int i, int j) { return value(i, j, 0); });
-    } else {
-      stencil::fill(s, f, [&](int i, int j, int k) { return value(i, j, k); });
-    }
-  }
-  return s;
+  return stencil_test::make_ode_state<T, Rank, Rhs, Memory>(extents, sides,
+                                                            halo);
 }
 
-/// The largest |a - b| / max(1, |b|) over the written fields' interiors.
 template <class T, int Rank, class Rhs>
 double largest_difference(stencil::State<T, Rank, Memory> const& a,
                           stencil::State<T, Rank, Memory> const& b) {
-  double worst = 0.0;
-  for (int f = 0; f < Rhs::fields::count; ++f) {
-    if (!Rhs::fields::written[f]) continue;
-    auto const x = stencil_test::host_copy(a.interior(f));
-    auto const y = stencil_test::host_copy(b.interior(f));
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      double const expected = y.data()[i];
-      double const d = std::abs(static_cast<double>(x.data()[i]) - expected) /
-                       std::max(1.0, std::abs(expected));
-      worst = std::isnan(d) ? INFINITY : std::max(worst, d);
-    }
-  }
-  return worst;
+  return stencil_test::largest_ode_difference<T, Rank, Rhs>(a, b);
 }
 
 /// Both plans evaluate the same expressions in the same order; a compiler
@@ -438,7 +358,7 @@ TEST(OdeTiledFused, ShowsTheRightHandSideInteriorPositionsOnly) {
        {std::array<int, 2>{5, 7}, std::array<int, 2>{41, 33}}) {
     for (auto const& s :
          {all<2>(Boundary::reflecting), mixed, all<2>(Boundary::periodic)}) {
-      HostPositionProbe rhs;
+      stencil_test::PositionProbeRhs<Memory> rhs;
       rhs.scale = 0.2;
       rhs.outside = Kokkos::View<int, Memory>("outside");
       rhs.ny = extents[0];
