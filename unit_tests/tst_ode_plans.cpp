@@ -37,7 +37,7 @@ using stencil::Boundary;
 using stencil::ode::Method;
 constexpr bool native = stencil::ode::detail::NativeOde<Space>::available;
 /// A host space runs the host Fused plan (tst_ode_tiled_fused.cpp).
-constexpr bool host = stencil::detail::is_host_space_v<Space>;
+constexpr bool host = stencil::ode::detail::runs_on_host_v<Space>;
 #if defined(KOKKOS_ENABLE_CUDA) && STENCIL_ENABLE_NATIVE_CUDA
 /// Rows of a fused block's box for Verner's 8 stages of two fields.
 constexpr int verner_rows = stencil::native_cuda::ode::threads_y *

@@ -82,6 +82,52 @@ struct Box2dRhs {
   }
 };
 
+/// A 3x3x3 box of distinct weights: the halo's edges and corners across
+/// three axes change the result.
+struct Box3dRhs {
+  static constexpr int rank = 3;
+  static constexpr auto shape = stencil::Shape::box;
+  using fields = stencil::fields<stencil::field<1>>;
+  static constexpr char const* name = "box3d-rhs";
+  template <class In>
+  KOKKOS_FUNCTION auto operator()(In const& in) const {
+    using T = typename In::value_type;
+    auto const u = stencil::read<0>(in);
+    T sum = 0;
+    for (int dz = -1; dz <= 1; ++dz) {
+      for (int dy = -1; dy <= 1; ++dy) {
+        for (int dx = -1; dx <= 1; ++dx) {
+          sum += static_cast<T>(0.01 * (9 * dz + 3 * dy + dx + 14)) *
+                 u(dz, dy, dx);
+        }
+      }
+    }
+    return sum - static_cast<T>(3.78) * u(0, 0, 0);
+  }
+};
+
+/// Reads 2 cells away along x and 1 along y (`within<1, 2>`), halo
+/// included: each axis's rims and halo refresh at its own reach.
+struct WithinRhs {
+  static constexpr int rank = 2;
+  static constexpr auto shape = stencil::Shape::star;
+  using fields = stencil::fields<stencil::field<2>>::within<1, 2>;
+  static constexpr char const* name = "within-rhs";
+  template <class In>
+  KOKKOS_FUNCTION auto operator()(In const& in) const {
+    using T = typename In::value_type;
+    auto const u = stencil::read<0>(in);
+    return static_cast<T>(0.3) * (u(-1, 0) + u(1, 0)) +
+           static_cast<T>(0.2) * (u(0, -2) + u(0, 2)) +
+           static_cast<T>(0.1) * (u(0, -1) + u(0, 1)) - 2 * u(0, 0);
+  }
+};
+
+/// Heat3dRhs declared 4 cells wide: rims of 4 x stages cells per side.
+struct WideHeat3dRhs : Heat3dRhs {
+  using fields = stencil::fields<stencil::field<4>, stencil::coefficient<0>>;
+};
+
 }  // namespace tiled_fused_test
 
 namespace {
@@ -91,8 +137,11 @@ using Memory = Space::memory_space;
 using stencil::Boundary;
 using stencil::ode::Method;
 using tiled_fused_test::Box2dRhs;
+using tiled_fused_test::Box3dRhs;
 using tiled_fused_test::Heat1dRhs;
 using tiled_fused_test::Heat3dRhs;
+using tiled_fused_test::WideHeat3dRhs;
+using tiled_fused_test::WithinRhs;
 
 using stencil_test::all;
 using stencil_test::Sides;
@@ -258,6 +307,10 @@ TEST(OdeTiledFused, MatchesUnfusedOnEverySideAndTile) {
       expect_as_unfused<float, 2>(bruss, {{23, 19}, s, 5, 0.01},
                                   Method::verner56, tiles(t[0], t[1]), what);
     }
+    // Rims and halos 2 deep along x, 1 along y.
+    expect_as_unfused<double, 2>(WithinRhs{}, {{17, 21}, s, 4, 0.05, 2},
+                                 Method::dormand_prince, tiles(5, 3),
+                                 "within<1, 2>");
     // Smaller than a tile's rims: mirrored and wrapped cells lie within
     // the tile's own scratch, several times over.
     expect_as_unfused<double, 2>(bruss, {{5, 7}, s, 3, 0.01}, Method::rk4,
@@ -311,15 +364,93 @@ TEST(OdeTiledFused, MatchesUnfusedInOneAndThreeDimensions) {
   }
 }
 
+TEST(OdeTiledFused, MatchesUnfusedOnBoxCornersInThreeDimensions) {
+  // Dirichlet sides on axes no faster periodic axis follows (the plan
+  // refuses a box there: see MatchesUnfusedOnEverySideAndTile).
+  std::vector<Sides<3>> const sides = {
+      {Boundary::neumann, Boundary::dirichlet, Boundary::fixed,
+       Boundary::reflecting, Boundary::dirichlet, Boundary::dirichlet},
+      {Boundary::periodic, Boundary::periodic, Boundary::neumann,
+       Boundary::dirichlet, Boundary::reflecting, Boundary::fixed},
+      {Boundary::reflecting, Boundary::neumann, Boundary::periodic,
+       Boundary::periodic, Boundary::periodic, Boundary::periodic},
+      all<3>(Boundary::dirichlet)};
+  std::array<std::array<int, 3>, 3> const shapes = {
+      {{0, 0, 0}, {2, 3, 4}, {1, 1, 1}}};
+  for (auto const& s : sides) {
+    for (auto const& t : shapes) {
+      expect_as_unfused<double, 3>(Box3dRhs{}, {{7, 6, 9}, s, 3, 0.05},
+                                   Method::bogacki_shampine,
+                                   tiles(t[0], t[1], t[2]), "box3d");
+    }
+  }
+  // Dirichlet z beside periodic x: refused for a box.
+  Sides<3> const refused = {Boundary::dirichlet, Boundary::neumann,
+                            Boundary::fixed,     Boundary::fixed,
+                            Boundary::periodic,  Boundary::periodic};
+  auto state = make_state<double, 3, Box3dRhs>({7, 6, 9}, refused, 1);
+  stencil_test::expect_error(
+      [&] {
+        stencil::ode::integrate(Space{}, state, Box3dRhs{}, Method::rk4,
+                                stencil::ode::FixedSteps{0, 0.05, 1},
+                                stencil::ode::Fused{});
+      },
+      {"axis z's dirichlet function", "periodic axis x", "use Unfused"});
+}
+
+TEST(OdeTiledFused, TakesTheTilesAskedForAndChoosesTheRest) {
+  using stencil_test::expect_error;
+  auto const run = [](auto rhs, auto extents, auto const& sides, int halo,
+                      auto plan) {
+    using Rhs = decltype(rhs);
+    constexpr int rank = Rhs::rank;
+    auto state = make_state<double, rank, Rhs>(extents, sides, halo);
+    return stencil::ode::integrate(Space{}, state, rhs, Method::rk4,
+                                   stencil::ode::FixedSteps{0, 0.01, 1}, plan);
+  };
+  // x asked, y chosen; a size past the extent is the extent.
+  auto const x_only = run(Box2dRhs{}, std::array<int, 2>{23, 19},
+                          all<2>(Boundary::neumann), 2, tiles(5));
+  EXPECT_NE(x_only.plan.find("tiles of 5x"), std::string::npos) << x_only.plan;
+  auto const whole = run(Box2dRhs{}, std::array<int, 2>{23, 19},
+                         all<2>(Boundary::neumann), 2, tiles(100, 100));
+  EXPECT_NE(whole.plan.find("tiles of 19x23 cells, 1 tiles"), std::string::npos)
+      << whole.plan;
+  // Tiles whose scratch the space does not give.
+  expect_error(
+      [&] {
+        run(Heat3dRhs{}, std::array<int, 3>{96, 96, 96},
+            all<3>(Boundary::periodic), 1, tiles(96, 96, 96));
+      },
+      {"bytes of scratch a thread", "ask for smaller tiles"});
+  // Rims of 4 stages x 4 cells in 3D, on a domain no tile that fits the
+  // cache covers: Auto leaves them to Unfused and says why; Fused{} runs
+  // them (here on a smaller domain).
+  auto const wide = run(WideHeat3dRhs{}, std::array<int, 3>{40, 40, 40},
+                        all<3>(Boundary::neumann), 4, stencil::ode::Auto{});
+  EXPECT_EQ(wide.plan, "Unfused");
+  EXPECT_NE(wide.plan_reason.find("cells per cell they update"),
+            std::string::npos)
+      << wide.plan_reason;
+  expect_as_unfused<double, 3>(
+      WideHeat3dRhs{}, {{12, 10, 11}, all<3>(Boundary::neumann), 2, 0.05, 4},
+      Method::rk4, stencil::ode::Fused{}, "wide");
+}
+
 TEST(OdeTiledFused, AdaptiveTakesTheStepsUnfusedTakes) {
   auto const rhs = stencil::suite::BrussRhs::for_points(41);
+  // Rejected steps restore y_n; the dirichlet values of the step retried
+  // are those of its own time.
+  Sides<2> const dirichlet = {Boundary::dirichlet, Boundary::reflecting,
+                              Boundary::neumann, Boundary::dirichlet};
   for (auto const& plan : {tiles(0), tiles(7, 5)}) {
     for (Method m :
          {Method::bogacki_shampine, Method::dormand_prince, Method::verner56}) {
-      auto a = make_state<double, 2, stencil::suite::BrussRhs>(
-          {41, 41}, all<2>(Boundary::reflecting), 1);
-      auto b = make_state<double, 2, stencil::suite::BrussRhs>(
-          {41, 41}, all<2>(Boundary::reflecting), 1);
+      Sides<2> const s = m == Method::dormand_prince
+                             ? dirichlet
+                             : all<2>(Boundary::reflecting);
+      auto a = make_state<double, 2, stencil::suite::BrussRhs>({41, 41}, s, 1);
+      auto b = make_state<double, 2, stencil::suite::BrussRhs>({41, 41}, s, 1);
       // A first step of the whole interval: rejected at least once.
       stencil::ode::Adaptive const adaptive{.t0 = 0.0,
                                             .t_end = 0.5,

@@ -15,7 +15,7 @@
 // backend in one launch over tiles that span a cluster of blocks
 // (ode/fused_kernel.hpp there), on host spaces a tile per thread in its
 // cache (detail/ode/tiled_fused_kernel.hpp). Auto takes it where it runs
-// and pays, and says why not where it does not.
+// and its rims pay (a rule for each), and says why not where it does not.
 #pragma once
 
 #include <stencil/config.hpp>
@@ -337,7 +337,8 @@ inline void run_hooks(stencil::detail::LoopHooks const& hooks,
 }
 
 /// make_run on a host execution space: the tiled Fused plan where it runs
-/// (and for Auto, where it pays), else Unfused.
+/// (and for Auto, where its tiles recompute at most
+/// auto_host_recomputation cells per cell), else Unfused.
 template <class ExecSpace, class T, int Rank, class MemorySpace, class Rhs,
           Plan P>
 std::unique_ptr<StepRun> make_host_run(ExecSpace const& space,
@@ -345,23 +346,37 @@ std::unique_ptr<StepRun> make_host_run(ExecSpace const& space,
                                        Rhs const& rhs, Tableau tableau, P plan,
                                        std::string& reason) {
   using FusedPlan = TiledFusedRun<ExecSpace, T, Rank, MemorySpace, Rhs>;
-  std::string const why = tiled_fused_refusal<Rhs>(state);
+  using UnfusedPlan = UnfusedRun<ExecSpace, T, Rank, MemorySpace, Rhs>;
+  std::string why = tiled_fused_refusal<Rhs>(state);
   if constexpr (std::is_same_v<P, Fused>) {
     STENCIL_EXPECT_SUPPORTED(why.empty(), "stencil::ode: ", why);
     return std::make_unique<FusedPlan>(space, state, rhs, std::move(tableau),
                                        plan);
   } else {
     if (why.empty()) {
-      reason =
-          "Fused: a tile's stages run in a core's cache, so a step reads y_n "
-          "and writes y_n+1 once where Unfused moves every stage through "
-          "memory";
-      return std::make_unique<FusedPlan>(space, state, rhs, std::move(tableau),
-                                         Fused{});
+      try {
+        auto run =
+            std::make_unique<FusedPlan>(space, state, rhs, tableau, Fused{});
+        double const recomputed = run->recomputation();
+        if (recomputed <= auto_host_recomputation) {
+          reason =
+              "Fused: a tile's stages run in a core's cache, so a step reads "
+              "y_n and writes y_n+1 once where Unfused moves every stage "
+              "through memory";
+          return run;
+        }
+        why = stencil::detail::concat(
+            "Fused's tiles (", run->description(), ") would compute ",
+            recomputed,
+            " cells per cell they update, rims of stages x radius; Auto "
+            "takes them at ",
+            auto_host_recomputation, " or fewer (Fused{} runs them anyway)");
+      } catch (stencil::unsupported const& e) {
+        why = e.what();
+      }
     }
     reason = stencil::detail::concat("Unfused: ", why);
-    return std::make_unique<UnfusedRun<ExecSpace, T, Rank, MemorySpace, Rhs>>(
-        space, state, rhs, std::move(tableau));
+    return std::make_unique<UnfusedPlan>(space, state, rhs, std::move(tableau));
   }
 }
 
@@ -378,7 +393,7 @@ std::unique_ptr<StepRun> make_run(ExecSpace const& space,
   if constexpr (std::is_same_v<P, Unfused>) {
     (void)plan;
     return std::make_unique<UnfusedPlan>(space, state, rhs, std::move(tableau));
-  } else if constexpr (stencil::detail::is_host_space_v<ExecSpace>) {
+  } else if constexpr (runs_on_host_v<ExecSpace>) {
     return make_host_run(space, state, rhs, std::move(tableau), plan, reason);
   } else {
     std::string why;

@@ -38,8 +38,10 @@ struct Fused {
   int tile_z = 0;
 };
 
-/// Fused where it runs and its rims pay (auto_takes_fused), else Unfused;
-/// the Report says which and why.
+/// Fused where it runs and its rims pay, else Unfused; the Report says
+/// which and why. The rims pay on the native CUDA backend where
+/// auto_takes_fused says so, on host spaces where the plan's tiles compute
+/// at most detail::auto_host_recomputation cells per cell they update.
 struct Auto {};
 
 /// Whether Auto takes Fused for a 2D right-hand side read `radius_x` and

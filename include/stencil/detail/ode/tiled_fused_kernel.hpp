@@ -66,7 +66,9 @@ struct TiledFusedShape {
   std::int64_t box_cells() const {
     return static_cast<std::int64_t>(box[0]) * box[1] * box[2];
   }
-  int tile_count() const { return tiles[0] * tiles[1] * tiles[2]; }
+  std::int64_t tile_count() const {
+    return static_cast<std::int64_t>(tiles[0]) * tiles[1] * tiles[2];
+  }
 };
 
 /// The values of the dirichlet sides at the stages after the first, which
@@ -456,3 +458,5 @@ struct TiledFusedStep {
 };
 
 }  // namespace stencil::ode::detail
+
+#undef STENCIL_IMPL_SIMD

@@ -15,7 +15,9 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <array>
+#include <climits>
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -27,6 +29,13 @@
 #endif
 
 namespace stencil::ode::detail {
+
+/// True for execution spaces whose threads run on the host (whose kernels
+/// can read host memory): the host Fused plan's. A device space whose
+/// memory the host reaches (unified memory) is not one.
+template <class ExecSpace>
+inline constexpr bool runs_on_host_v =
+    Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
 
 /// The scratch a host tile may take: three quarters of a core's L2 cache
 /// as the system reports it (1 MiB where it does not), so that a tile's
@@ -41,6 +50,11 @@ inline std::size_t tiled_fused_scratch_budget() {
       cache > 0 ? static_cast<std::size_t>(cache) : std::size_t{1} << 20;
   return bytes / 4 * 3;
 }
+
+/// The most cells Auto lets the host Fused plan's tiles compute per cell
+/// they update (TiledFusedRun::recomputation): on 2 cores of a Xeon the
+/// plan ran as fast as Unfused at about 2 (docs/decisions/ode-host-fused.md).
+inline constexpr double auto_host_recomputation = 2.0;
 
 /// Why the host Fused plan cannot run `Rhs` on `state` (empty when it can).
 template <class Rhs, class T, int Rank, class MemorySpace>
@@ -136,7 +150,8 @@ TiledFusedShape tiled_fused_shape(
       out[count++] = 1;
       return count;
     }
-    for (int v = 4; v < s.extent[a]; v *= 2) {
+    for (int v = 4;
+         v<s.extent[a]; v = v> s.extent[a] / 2 ? s.extent[a] : 2 * v) {
       out[count++] = v;
       if (v + v / 2 < s.extent[a]) out[count++] = v + v / 2;
     }
@@ -178,9 +193,10 @@ TiledFusedShape tiled_fused_shape(
           smallest_shape = t;
         }
         if (!all_asked && b > budget) continue;
-        int const rounds = (t.tile_count() + threads - 1) / threads;
+        double const rounds =
+            static_cast<double>((t.tile_count() + threads - 1) / threads);
         double const cost = rounds * tiled_fused_cost(t, stages);
-        // Ties go to the longer rows (the later, larger x).
+        // Ties go to the later shape: the larger x for a given z and y.
         if (cost <= best_cost) {
           best_cost = cost;
           best = t;
@@ -252,10 +268,43 @@ class TiledFusedRun final : public StepRun {
     for (int w = 0; w < W; ++w) m_kernel.written[w] = m_written[w];
     std::size_t const bytes = m_kernel.scratch_bytes();
     std::size_t const most = Policy(space, 1, 1).scratch_size_max(1);
-    STENCIL_EXPECT(bytes <= most, "stencil::ode::Fused: tiles of ",
-                   shape_text(), " cells need ", bytes,
-                   " bytes of scratch a thread, and ", ExecSpace::name(),
-                   " gives at most ", most, "; ask for smaller tiles");
+    bool const asked =
+        request.tile_x > 0 || request.tile_y > 0 || request.tile_z > 0;
+    if (asked) {
+      STENCIL_EXPECT(bytes <= most, "stencil::ode::Fused: tiles of ",
+                     shape_text(), " cells need ", bytes,
+                     " bytes of scratch a thread, and ", ExecSpace::name(),
+                     " gives at most ", most, "; ask for smaller tiles");
+    }
+    // The plan's smallest tile still too large: rims of many stages times
+    // a wide radius, in 3D.
+    STENCIL_EXPECT_SUPPORTED(
+        bytes <= most, "stencil::ode: Fused's smallest tile, ", shape_text(),
+        " cells with rims of ", s, " stages x the radius, needs ", bytes,
+        " bytes of scratch a thread, and ", ExecSpace::name(),
+        " gives at most ", most, " (use Unfused)");
+    STENCIL_EXPECT(m_kernel.shape.tile_count() <= std::int64_t{INT_MAX},
+                   "stencil::ode::Fused: ", m_kernel.shape.tile_count(),
+                   " tiles of ", shape_text(), " cells; ask for larger tiles");
+  }
+
+  /// Cells the plan's tiles compute per cell they update: each stage's
+  /// region over the tile, averaged over the stages (1: no rims).
+  double recomputation() const {
+    TiledFusedShape const& t = m_kernel.shape;
+    int const s = m_kernel.stages;
+    double tile = 1.0;
+    for (int a = 0; a < 3; ++a) tile *= t.tile[a];
+    double computed = 0.0;
+    for (int i = 0; i < s; ++i) {
+      double cells = 1.0;
+      for (int a = 0; a < 3; ++a) {
+        int const span = t.tile[a] + 2 * (s - 1 - i) * t.reach[a];
+        cells *= t.periodic[a] ? span : std::min(span, t.extent[a]);
+      }
+      computed += cells;
+    }
+    return computed / (s * tile);
   }
 
   double step(double dt, double absolute, double relative) override {
@@ -279,7 +328,7 @@ class TiledFusedRun final : public StepRun {
       kernel.next[w] = m_state.next(m_written[w]).data();
     }
     Policy const policy =
-        Policy(m_space, kernel.shape.tile_count(), 1)
+        Policy(m_space, static_cast<int>(kernel.shape.tile_count()), 1)
             .set_scratch_size(1, Kokkos::PerTeam(kernel.scratch_bytes()));
     kernel.dirichlet = dirichlet_values(t, dt);
     double err = 0.0;
