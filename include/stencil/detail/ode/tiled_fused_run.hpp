@@ -150,10 +150,10 @@ TiledFusedShape tiled_fused_shape(
       out[count++] = 1;
       return count;
     }
-    for (int v = 4;
-         v<s.extent[a]; v = v> s.extent[a] / 2 ? s.extent[a] : 2 * v) {
+    for (int v = 4; v < s.extent[a]; v *= 2) {
       out[count++] = v;
       if (v + v / 2 < s.extent[a]) out[count++] = v + v / 2;
+      if (v > s.extent[a] / 2) break;  // 2 v would pass it (or overflow)
     }
     out[count++] = s.extent[a];
     return count;
