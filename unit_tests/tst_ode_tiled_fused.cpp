@@ -160,12 +160,17 @@ double largest_difference(stencil::State<T, Rank, Memory> const& a,
   return stencil_test::largest_ode_difference<T, Rank, Rhs>(a, b);
 }
 
-/// Both plans evaluate the same expressions in the same order; a compiler
-/// that contracts a product into an FMA in one loop and not the other
-/// moves a few ulps a stage.
+/// Both plans evaluate the same expressions in the same order: bit for bit
+/// the same where the compiler does not contract products into FMAs
+/// (GCC 12 at -O3 without -march: 0 on every case here). Where it does,
+/// one loop may be contracted and the other not: a few ulps a stage.
 template <class T>
 constexpr double rounding() {
+#if defined(__FP_FAST_FMA) || defined(__FP_FAST_FMAF)
   return std::is_same_v<T, float> ? 1e-6 : 1e-14;
+#else
+  return 0.0;
+#endif
 }
 
 template <int Rank>
@@ -474,9 +479,10 @@ TEST(OdeTiledFused, AdaptiveTakesTheStepsUnfusedTakes) {
       EXPECT_EQ(hooks.size(), static_cast<std::size_t>(rb.accepted / 3))
           << name;
       // The same steps over the whole interval; the error norms are summed
-      // in another order.
+      // in another order, so the step sizes differ in their last bits (up
+      // to 5.6e-16 here).
       EXPECT_LE((largest_difference<double, 2, stencil::suite::BrussRhs>(b, a)),
-                1e-13)
+                1e-14)
           << name;
     }
   }

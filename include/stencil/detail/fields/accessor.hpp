@@ -153,23 +153,47 @@ struct TiledFieldsNeighbourhood {
   KOKKOS_FORCEINLINE_FUNCTION double time() const { return t; }
 };
 
-/// A functor's result as one value per written field (`Fields` declares
-/// them): `stencil::values{...}` or, for one written field, a scalar.
-template <class T, class Fields, class Result>
-KOKKOS_FORCEINLINE_FUNCTION void functor_values(
-    Result const& result, T (&values)[Fields::written_count]) {
+/// Checks that a functor's result gives one value per written field of
+/// `Fields`: `stencil::values{...}` of that many, or for one written field
+/// a scalar.
+template <class Fields, class Result>
+KOKKOS_FORCEINLINE_FUNCTION constexpr void check_functor_values() {
   constexpr int n = Fields::written_count;
-  if constexpr (requires { result.value[0]; }) {
-    static_assert(sizeof(result.value) / sizeof(result.value[0]) == n,
+  if constexpr (requires(Result const& r) { r.value[0]; }) {
+    static_assert(sizeof(Result::value) / sizeof(Result::value[0]) == n,
                   "stencil::values: the functor returns a different number "
                   "of values than the fields it declares written "
                   "(stencil::field; stencil::coefficient is not written)");
-    for (int s = 0; s < n; ++s) values[s] = static_cast<T>(result.value[s]);
   } else {
     static_assert(n == 1,
                   "stencil::values: a stencil that writes several fields "
                   "returns stencil::values{...}, one value per written "
                   "field in declaration order");
+  }
+}
+
+/// The value a functor's result gives written field `S` (after
+/// check_functor_values).
+template <int S, class Result>
+KOKKOS_FORCEINLINE_FUNCTION auto functor_value(Result const& result) {
+  if constexpr (requires { result.value[0]; }) {
+    return result.value[S];
+  } else {
+    return result;
+  }
+}
+
+/// A functor's result as one value per written field (`Fields` declares
+/// them): `stencil::values{...}` or, for one written field, a scalar.
+template <class T, class Fields, class Result>
+KOKKOS_FORCEINLINE_FUNCTION void functor_values(
+    Result const& result, T (&values)[Fields::written_count]) {
+  check_functor_values<Fields, Result>();
+  if constexpr (requires { result.value[0]; }) {
+    for (int s = 0; s < Fields::written_count; ++s) {
+      values[s] = static_cast<T>(result.value[s]);
+    }
+  } else {
     values[0] = static_cast<T>(result);
   }
 }

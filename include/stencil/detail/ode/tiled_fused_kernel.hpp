@@ -167,25 +167,16 @@ struct TiledFusedStep {
   }
 
   /// k_i[w][x] = the right-hand side's value for written field w, stored
-  /// straight from the result: an array in between, whose address a
-  /// helper takes, keeps the loop from being vectorised.
+  /// straight from the result: functor_values' array in between, whose
+  /// address it takes, keeps the loop from being vectorised.
   template <class Result>
   static void store_derivatives(Result result, T* const (&k_i)[W], int x) {
-    if constexpr (requires { result.value[0]; }) {
-      static_assert(sizeof(result.value) / sizeof(result.value[0]) == W,
-                    "stencil::values: the functor returns a different number "
-                    "of values than the fields it declares written");
-      [&]<int... w>(std::integer_sequence<int, w...>) {
-        ((k_i[w][x] = static_cast<T>(result.value[w])), ...);
-      }
-      (std::make_integer_sequence<int, W>{});
-    } else {
-      static_assert(W == 1,
-                    "stencil::values: a stencil that writes several fields "
-                    "returns stencil::values{...}, one value per written "
-                    "field in declaration order");
-      k_i[0][x] = static_cast<T>(result);
+    stencil::detail::check_functor_values<Fields, Result>();
+    [&]<int... w>(std::integer_sequence<int, w...>) {
+      ((k_i[w][x] = static_cast<T>(stencil::detail::functor_value<w>(result))),
+       ...);
     }
+    (std::make_integer_sequence<int, W>{});
   }
 
   /// Calls f(x0, x1, shift) over [lo, hi) along x in runs where the

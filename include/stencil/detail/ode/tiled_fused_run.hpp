@@ -52,8 +52,9 @@ inline std::size_t tiled_fused_scratch_budget() {
 }
 
 /// The most cells Auto lets the host Fused plan's tiles compute per cell
-/// they update (TiledFusedRun::recomputation): on 2 cores of a Xeon the
-/// plan ran as fast as Unfused at about 2 (docs/decisions/ode-host-fused.md).
+/// they update (TiledFusedRun::recomputation): beyond it the rims'
+/// recomputation costs more than the memory traffic the plan saves, where
+/// it broke even when measured (docs/decisions/ode-host-fused.md).
 inline constexpr double auto_host_recomputation = 2.0;
 
 /// Why the host Fused plan cannot run `Rhs` on `state` (empty when it can).
@@ -89,12 +90,16 @@ std::string tiled_fused_refusal(State<T, Rank, MemorySpace> const& state) {
   return {};
 }
 
-/// The work a tile shape costs per step, in cell updates: every stage's
-/// region (the tile grown by the radii the later stages read, at most the
-/// axis), plus two cells a row for starting one; times the rounds of
-/// `threads` tiles it takes.
-inline double tiled_fused_cost(TiledFusedShape const& s, int stages) {
-  double per_tile = 0.0;
+/// What a full tile of shape `s` computes in a step: the cells of every
+/// stage's region (the tile grown by the radii the later stages read, at
+/// most the axis) and the rows they lie in.
+struct TiledFusedWork {
+  double cells = 0.0;
+  double rows = 0.0;
+};
+
+inline TiledFusedWork tiled_fused_work(TiledFusedShape const& s, int stages) {
+  TiledFusedWork work;
   for (int i = 0; i < stages; ++i) {
     int const grow = stages - 1 - i;
     double cells = 1.0, rows = 1.0;
@@ -104,9 +109,17 @@ inline double tiled_fused_cost(TiledFusedShape const& s, int stages) {
       cells *= held;
       if (a < 2) rows *= held;
     }
-    per_tile += cells + 2.0 * rows;
+    work.cells += cells;
+    work.rows += rows;
   }
-  return per_tile;
+  return work;
+}
+
+/// The work a tile shape costs per step, in cell updates: its cells, plus
+/// two cells a row for starting one.
+inline double tiled_fused_cost(TiledFusedShape const& s, int stages) {
+  TiledFusedWork const work = tiled_fused_work(s, stages);
+  return work.cells + 2.0 * work.rows;
 }
 
 /// The host Fused plan's tiles for `extents` (slowest first): the sizes
@@ -263,9 +276,8 @@ class TiledFusedRun final : public StepRun {
     }
     int slot = 0;
     for (int f = 0; f < Fields::count; ++f) {
-      if (Fields::written[f]) m_written[slot++] = f;
+      if (Fields::written[f]) m_kernel.written[slot++] = f;
     }
-    for (int w = 0; w < W; ++w) m_kernel.written[w] = m_written[w];
     std::size_t const bytes = m_kernel.scratch_bytes();
     std::size_t const most = Policy(space, 1, 1).scratch_size_max(1);
     bool const asked =
@@ -292,19 +304,9 @@ class TiledFusedRun final : public StepRun {
   /// region over the tile, averaged over the stages (1: no rims).
   double recomputation() const {
     TiledFusedShape const& t = m_kernel.shape;
-    int const s = m_kernel.stages;
-    double tile = 1.0;
-    for (int a = 0; a < 3; ++a) tile *= t.tile[a];
-    double computed = 0.0;
-    for (int i = 0; i < s; ++i) {
-      double cells = 1.0;
-      for (int a = 0; a < 3; ++a) {
-        int const span = t.tile[a] + 2 * (s - 1 - i) * t.reach[a];
-        cells *= t.periodic[a] ? span : std::min(span, t.extent[a]);
-      }
-      computed += cells;
-    }
-    return computed / (s * tile);
+    double const tile = static_cast<double>(t.tile[0]) * t.tile[1] * t.tile[2];
+    return tiled_fused_work(t, m_kernel.stages).cells /
+           (m_kernel.stages * tile);
   }
 
   double step(double dt, double absolute, double relative) override {
@@ -325,7 +327,7 @@ class TiledFusedRun final : public StepRun {
       kernel.current[f] = m_state.current(f).data();
     }
     for (int w = 0; w < W; ++w) {
-      kernel.next[w] = m_state.next(m_written[w]).data();
+      kernel.next[w] = m_state.next(m_kernel.written[w]).data();
     }
     Policy const policy =
         Policy(m_space, static_cast<int>(kernel.shape.tile_count()), 1)
@@ -341,7 +343,7 @@ class TiledFusedRun final : public StepRun {
     } else {
       Kokkos::parallel_for("stencil::ode::fused_tiles", policy, kernel);
     }
-    for (int w = 0; w < W; ++w) m_state.rotate(m_written[w]);
+    for (int w = 0; w < W; ++w) m_state.rotate(m_kernel.written[w]);
     m_state.set_time(t + dt);
     m_step_start = t;
     m_evaluations += m_tableau.stages;
@@ -350,7 +352,7 @@ class TiledFusedRun final : public StepRun {
 
   /// y_n is still in the buffers the step read: rotate back to them.
   void reject() override {
-    for (int w = 0; w < W; ++w) m_state.rotate(m_written[w]);
+    for (int w = 0; w < W; ++w) m_state.rotate(m_kernel.written[w]);
     m_state.set_time(m_step_start);
   }
 
@@ -446,7 +448,6 @@ class TiledFusedRun final : public StepRun {
   Tableau m_tableau;
   Kernel m_kernel;
   Kokkos::View<T*, MemorySpace> m_dirichlet;
-  int m_written[W] = {};
   bool m_first = true;
   double m_step_start = 0.0;
   long long m_evaluations = 0;

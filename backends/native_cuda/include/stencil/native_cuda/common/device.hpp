@@ -51,8 +51,8 @@ struct DeviceLimits {
   std::size_t access_policy_window_max = 0;
 };
 
-/// The device and its compute capability for a refusal, e.g. "NVIDIA
-/// H200 is 9.0".
+/// The device and its compute capability for a refusal: "<name> is
+/// <major>.<minor>".
 inline std::string capability_of(DeviceLimits const& device) {
   return device.name + " is " + std::to_string(device.compute_capability / 10) +
          "." + std::to_string(device.compute_capability % 10);
