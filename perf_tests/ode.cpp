@@ -12,7 +12,9 @@
 //       --plan=Unfused,Fused --precision=double --out=ode.json
 //
 // --plan=FusedResident runs Fused{.resident = true} (rows
-// .../FusedResident/N): one cluster holds the domain where it can.
+// .../FusedResident/N): one cluster holds the domain where it can;
+// --plan=FusedGlobal runs Fused{.barrier = TileBarrier::global_memory}: the
+// tile's blocks meet in global memory, as where there are no clusters.
 // --cluster=XxY asks the native CUDA plan for its cluster, --tile=XxY the
 // host plan for its tiles (cells along x and y).
 //
@@ -127,7 +129,7 @@ Options parse(int argc, char** argv) {
     } else {
       throw UsageError("unknown argument '" + arg +
                        "'; use --n=N,N,... --method=NAME,... "
-                       "--plan=Unfused,Fused,FusedResident,Auto "
+                       "--plan=Unfused,Fused,FusedResident,FusedGlobal,Auto "
                        "--cluster=XxY (native CUDA) --tile=XxY (host) "
                        "--layout=fields,interleaved "
                        "--precision=double,float --steps=N "
@@ -135,8 +137,9 @@ Options parse(int argc, char** argv) {
     }
   }
   for (auto const& m : o.methods) (void)method_named(m);
-  stencil_perf::expect_one_of("--plan", o.plans,
-                              {"Unfused", "Fused", "FusedResident", "Auto"});
+  stencil_perf::expect_one_of(
+      "--plan", o.plans,
+      {"Unfused", "Fused", "FusedResident", "FusedGlobal", "Auto"});
   stencil_perf::expect_one_of("--layout", o.layouts, {"fields", "interleaved"});
   stencil_perf::expect_one_of("--precision", o.precisions, {"double", "float"});
   for (int n : o.sizes) {
@@ -248,6 +251,11 @@ Row run_plan(Options const& o, Method method, int n, std::string const& plan) {
     stencil::ode::Fused resident = o.fused;
     resident.resident = true;
     return run<T, Rhs>(o, method, n, resident, plan);
+  }
+  if (plan == "FusedGlobal") {
+    stencil::ode::Fused global = o.fused;
+    global.barrier = stencil::ode::TileBarrier::global_memory;
+    return run<T, Rhs>(o, method, n, global, plan);
   }
   if (plan == "Auto") {
     return run<T, Rhs>(o, method, n, stencil::ode::Auto{}, plan);

@@ -4,7 +4,9 @@
 //   every method, float and double, on heat, BRUSS2D (two fields, and
 //   interleaved in one), Gray-Scott; fixed, periodic, neumann, reflecting
 //   and mixed sides; odd sizes, domains smaller than a tile and domains of
-//   many tiles, every cluster shape; fixed and adaptive steps; the
+//   many tiles, every cluster shape, tiles whose blocks meet in global
+//   memory instead (more tiles than run at once); fixed and adaptive
+//   steps; the
 //   right-hand side is shown interior positions only; where one cluster
 //   holds the domain, the resident kernel (many steps a launch, cut at
 //   hooks) and the tiled one both;
@@ -335,6 +337,101 @@ TEST(OdePlans, FusedResidentRunsTheStepsBetweenHooksInOneLaunch) {
           interleaved, {{32, 128}, s, 5, 0.01, 2}, Method::rk4,
           stencil::ode::Fused{0, 0, true}, "interleaved, the tile's size")));
     }
+    print_largest_seen<double>();
+    print_largest_seen<float>();
+  }
+}
+
+/// The tiles and exchange buffer slots a Fused run whose blocks meet in
+/// global memory reports ({0, 0} for another kind of run).
+std::array<long, 2> tiles_and_slots(std::string const& plan) {
+  auto const marker = plan.find("meet in global memory");
+  if (marker == std::string::npos) return {0, 0};
+  auto const tiles = plan.find(" tiles, exchange buffers for ");
+  auto const count_start = plan.rfind(' ', tiles - 1) + 1;
+  long const t = std::stol(plan.substr(count_start, tiles - count_start));
+  long const slots = std::stol(plan.substr(tiles + 29));
+  return {t, slots};
+}
+
+/// Tiles whose blocks meet in global memory (paper 001's barriers, where
+/// clusters do not fit): every problem and method in both precisions, the
+/// sides, tiles of one block to more than a cluster holds, and more tiles
+/// than the device runs at once, so that tiles take turns with the
+/// exchange buffers.
+TEST(OdePlans, FusedGlobalBarrierMatchesUnfused) {
+  if constexpr (!native) {
+    GTEST_SKIP()
+        << "the native CUDA plan's cases (tst_ode_tiled_fused.cpp: the host's)";
+  } else {
+    using stencil::ode::TileBarrier;
+    auto global = [](int cx, int cy) {
+      stencil::ode::Fused plan{cx, cy};
+      plan.barrier = TileBarrier::global_memory;
+      return plan;
+    };
+    auto const bruss = stencil::suite::BrussRhs::for_points(40);
+    auto const interleaved =
+        stencil::suite::BrussInterleavedRhs::for_points(37);
+    auto expect_global = [](std::string const& plan) {
+      EXPECT_GT(tiles_and_slots(plan)[0], 0) << plan;
+    };
+    for (Method m : methods) {
+      expect_global(expect_as_unfused<double>(
+          HeatRhs{0.2}, {{37, 53}, all(Boundary::fixed), 5}, m, global(0, 0),
+          "heat fixed, global barrier"));
+      expect_global(expect_as_unfused<float>(
+          stencil::suite::GrayScottRhs{},
+          {{141, 129}, all(Boundary::periodic), 3, 0.5}, m, global(2, 2),
+          "gray-scott periodic, global barrier"));
+      expect_global(expect_as_unfused<double>(
+          interleaved, {{37, 74}, all(Boundary::fixed), 3, 0.01, 2}, m,
+          global(2, 1), "bruss interleaved, global barrier"));
+    }
+    std::array<std::array<int, 2>, 6> const tiles = {
+        {{1, 1}, {2, 1}, {1, 4}, {4, 4}, {1, 32}, {8, 8}}};
+    for (auto const& s : mixed_sides()) {
+      for (auto const& c : tiles) {
+        std::string const what =
+            "bruss global " + std::to_string(c[0]) + "x" + std::to_string(c[1]);
+        if (c[1] * verner_rows - 2 * 8 >= 4) {
+          expect_global(expect_as_unfused<double>(
+              bruss, {{151, 133}, s, 4, 0.01}, Method::verner56,
+              global(c[0], c[1]), what));
+        }
+        expect_global(expect_as_unfused<float>(bruss, {{151, 133}, s, 5, 0.01},
+                                               Method::bogacki_shampine,
+                                               global(c[0], c[1]), what));
+      }
+    }
+    // More tiles than fit at once: later tiles wait for a buffer slot.
+    for (auto const& c : std::array<std::array<int, 2>, 2>{{{1, 1}, {2, 1}}}) {
+      auto const plan = expect_as_unfused<double>(
+          bruss, {{1200, 1000}, mixed_sides()[1], 2, 0.01},
+          Method::bogacki_shampine, global(c[0], c[1]), "bruss many tiles");
+      auto const [count, slots] = tiles_and_slots(plan);
+      EXPECT_GT(count, slots) << plan;
+    }
+    // Automatic: a tile of more blocks than a cluster holds.
+    expect_global(expect_as_unfused<double>(
+        bruss, {{300, 200}, all(Boundary::fixed)}, Method::rk4,
+        stencil::ode::Fused{4, 8}, "4x8"));
+    auto state = make_state<double, HeatRhs>({9, 11}, all(Boundary::fixed), 1);
+    stencil::ode::FixedSteps const one{0.0, 0.1, 1};
+    stencil::ode::Fused resident{0, 0, true};
+    resident.barrier = TileBarrier::global_memory;
+    stencil_test::expect_error(
+        [&] {
+          stencil::ode::integrate(Space{}, state, HeatRhs{}, Method::rk4, one,
+                                  resident);
+        },
+        {"resident kernel holds the domain in one cluster"});
+    stencil_test::expect_error(
+        [&] {
+          stencil::ode::integrate(Space{}, state, HeatRhs{}, Method::rk4, one,
+                                  global(128, 1));
+        },
+        {"give powers of two", "64"});
     print_largest_seen<double>();
     print_largest_seen<float>();
   }

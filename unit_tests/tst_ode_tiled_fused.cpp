@@ -534,6 +534,14 @@ TEST(OdeTiledFused, AutoTakesItAndSaysWhereItCannotRun) {
                                 cluster);
       },
       {"native CUDA backend's", "tile_x"});
+  stencil::ode::Fused barrier;
+  barrier.barrier = stencil::ode::TileBarrier::global_memory;
+  expect_error(
+      [&] {
+        stencil::ode::integrate(Space{}, s, HeatRhs{}, Method::rk4, steps,
+                                barrier);
+      },
+      {"tile barriers", "barrier"});
   expect_error(
       [&] {
         stencil::ode::integrate(Space{}, s, HeatRhs{}, Method::rk4, steps,

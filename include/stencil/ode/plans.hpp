@@ -12,12 +12,22 @@ namespace stencil::ode {
 /// execution space).
 struct Unfused {};
 
+/// How the blocks of a native Fused tile wait for each other and exchange
+/// stage values: as a thread-block cluster (distributed shared memory and
+/// cluster barriers, compute capability 9.0 and newer, up to 16 blocks), or
+/// through a buffer and a counter in global memory (paper 001's
+/// multi-workgroup tiles, compute capability 7.0 and newer, up to 64
+/// blocks). `automatic`: a cluster where the GPU has them and the tile's
+/// blocks fit in one, else global memory.
+enum class TileBarrier { automatic, cluster, global_memory };
+
 /// Every stage of a step over tiles, each loading y_n with rims of
 /// stages x radius cells and running the stages on it alone.
 ///
-/// On the native CUDA backend (compute capability 9.0 and newer, 2D) a
-/// tile spans a cluster of thread blocks, one launch a step. 0: the plan's
-/// choice of the cluster's blocks along x and y. `resident`: where one
+/// On the native CUDA backend (2D) a tile spans a group of thread blocks,
+/// one launch a step: a cluster, or blocks that meet in global memory
+/// where there are no clusters (`barrier`). `cluster_x`, `cluster_y`: the
+/// tile's blocks along x and y (0: the plan's choice). `resident`: where one
 /// cluster holds the whole domain, it is the one tile (no rims), and the
 /// state stays in its shared memory and registers from step to step: one
 /// launch runs the fixed steps up to the next hook (an adaptive step, one
@@ -33,6 +43,7 @@ struct Fused {
   int cluster_x = 0;
   int cluster_y = 0;
   bool resident = false;
+  TileBarrier barrier = TileBarrier::automatic;
   int tile_x = 0;
   int tile_y = 0;
   int tile_z = 0;

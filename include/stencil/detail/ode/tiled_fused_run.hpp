@@ -237,11 +237,12 @@ class TiledFusedRun final : public StepRun {
     std::string const refusal = tiled_fused_refusal<Rhs>(state);
     STENCIL_EXPECT_SUPPORTED(refusal.empty(), "stencil::ode: ", refusal);
     STENCIL_EXPECT(
-        request.cluster_x == 0 && request.cluster_y == 0 && !request.resident,
-        "stencil::ode::Fused: clusters and the resident kernel are "
-        "the native CUDA backend's; on ",
+        request.cluster_x == 0 && request.cluster_y == 0 && !request.resident &&
+            request.barrier == TileBarrier::automatic,
+        "stencil::ode::Fused: clusters, tile barriers and the resident "
+        "kernel are the native CUDA backend's; on ",
         ExecSpace::name(),
-        " leave cluster_x, cluster_y and resident unset (tile_x, "
+        " leave cluster_x, cluster_y, barrier and resident unset (tile_x, "
         "tile_y and tile_z size its tiles)");
     STENCIL_EXPECT(
         request.tile_x >= 0 && request.tile_y >= 0 && request.tile_z >= 0,

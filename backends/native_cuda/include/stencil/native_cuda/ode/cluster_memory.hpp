@@ -11,6 +11,9 @@
 // fence.release.sync_restrict::shared::cta.cluster) before a relaxed
 // arrive orders exactly the stores the neighbours read, at block scope
 // (MEMBAR.ALL.CTA). The wait keeps its acquire.
+//
+// Clusters exist from compute capability 9.0; compiled for an older GPU,
+// these trap (the plan never launches a cluster kernel there).
 #pragma once
 
 #include <cstdint>
@@ -29,13 +32,34 @@ namespace stencil::native_cuda::ode {
 #endif
 #endif
 
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define STENCIL_HAS_CLUSTERS 1
+#else
+#define STENCIL_HAS_CLUSTERS 0
+#endif
+
+/// The block's position in its cluster, along x and y.
+__device__ __forceinline__ dim3 cluster_block_index() {
+#if STENCIL_HAS_CLUSTERS
+  unsigned x, y;
+  asm("mov.u32 %0, %%cluster_ctaid.x;" : "=r"(x));
+  asm("mov.u32 %0, %%cluster_ctaid.y;" : "=r"(y));
+  return dim3(x, y, 0);
+#else
+  __trap();
+  return dim3(0, 0, 0);
+#endif
+}
+
 /// Every block of the cluster has arrived, and the shared-memory stores
 /// each made before arriving are visible to the others' loads after it.
 /// Loads from another block's shared memory made before arriving have
 /// completed (their values were used), so a block may also overwrite or
 /// leave what the others read before this barrier.
 __device__ __forceinline__ void cluster_shared_barrier() {
-#if STENCIL_CLUSTER_SHARED_FENCE
+#if !STENCIL_HAS_CLUSTERS
+  __trap();
+#elif STENCIL_CLUSTER_SHARED_FENCE
   asm volatile(
       "fence.release.sync_restrict::shared::cta.cluster;\n\t"
       "barrier.cluster.arrive.relaxed.aligned;\n\t"
@@ -54,10 +78,15 @@ __device__ __forceinline__ void cluster_shared_barrier() {
 __device__ __forceinline__ std::uint32_t cluster_address(void const* local,
                                                          unsigned rank) {
   auto const own = static_cast<std::uint32_t>(__cvta_generic_to_shared(local));
-  std::uint32_t remote;
+  std::uint32_t remote = own;
+#if STENCIL_HAS_CLUSTERS
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
                : "=r"(remote)
                : "r"(own), "r"(rank));
+#else
+  (void)rank;
+  __trap();
+#endif
   return remote;
 }
 
@@ -65,6 +94,11 @@ template <class T>
 __device__ __forceinline__ T load_cluster(std::uint32_t address) {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8,
                 "stencil: the fused kernel exchanges 4- or 8-byte values");
+#if !STENCIL_HAS_CLUSTERS
+  (void)address;
+  __trap();
+  return T{};
+#else
   if constexpr (sizeof(T) == 8) {
     std::uint64_t bits;
     asm volatile("ld.shared::cluster.b64 %0, [%1];"
@@ -84,6 +118,7 @@ __device__ __forceinline__ T load_cluster(std::uint32_t address) {
     __builtin_memcpy(&value, &bits, sizeof(T));
     return value;
   }
+#endif
 }
 
 }  // namespace stencil::native_cuda::ode

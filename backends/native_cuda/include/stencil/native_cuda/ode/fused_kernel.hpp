@@ -30,17 +30,23 @@
 // as the next step's y_n. A periodic axis then has a halo, refreshed after
 // each stage like a mirrored one, from the cell it wraps to. DRAM is read
 // at the first step and written at the last.
+//
+// Where clusters do not fit (GlobalBarrier: a GPU without them, or a tile
+// of more blocks than a cluster holds), the tile's blocks also write each
+// stage value of their box to a buffer of the tile's in global memory, meet
+// at a barrier in global memory, and read their neighbours' edges from that
+// buffer through L2 (tile_barrier.hpp).
 #pragma once
 
 #include <stencil/native_cuda/fields/kernels.hpp>
 #include <stencil/native_cuda/ode/cluster_memory.hpp>
+#include <stencil/native_cuda/ode/tile_barrier.hpp>
 
 #include <stencil/boundary.hpp>
 #include <stencil/detail/fields/accessor.hpp>
 #include <stencil/detail/portable/boundary_halo.hpp>
 #include <stencil/detail/portable/layout.hpp>
 
-#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -114,7 +120,12 @@ struct FusedParams {
   double* error_squares = nullptr;     ///< summed scaled errors, or null
   Rhs rhs;
   stencil::detail::PaddedLayout layout;
-  int cluster_x = 1, cluster_y = 1;  ///< blocks per cluster
+  int cluster_x = 1, cluster_y = 1;  ///< blocks per cluster (or tile)
+  int tiles_x = 1;                   ///< tiles along x
+  /// GlobalBarrier: the buffers ([slot][block of the tile][parity][written
+  /// field][grown-box cell]) and the counters.
+  T* exchange = nullptr;
+  TileCounters counters;
   bool wrap[2] = {false, false};     ///< x, y periodic
   /// [x, y][low, high]; neumann and reflecting sides are refreshed after
   /// every stage, the others never (a periodic axis is wrapped instead).
@@ -179,12 +190,13 @@ __device__ __forceinline__ int mirrored(int g, int n, Boundary low,
   return mirror ? stencil::detail::halo_source(kind, g, n) : g;
 }
 
-template <class T, class Rhs, int Stages, bool Resident>
+template <class T, class Rhs, int Stages, bool Resident, bool GlobalBarrier>
 __global__ void __launch_bounds__(
     threads_per_block,
     (fused_min_blocks<T, Stages, Rhs::fields::written_count, Resident>()))
     fused_step(FusedParams<T, Rhs, Stages> p) {
-  namespace cg = cooperative_groups;
+  static_assert(!(Resident && GlobalBarrier),
+                "stencil: the resident kernel runs on one cluster");
   using Fields = typename Rhs::fields;
   constexpr int W = Fields::written_count;
   constexpr int rx = fused_radius<Fields>[0], ry = fused_radius<Fields>[1];
@@ -205,12 +217,32 @@ __global__ void __launch_bounds__(
   extern __shared__ __align__(16) unsigned char shared_raw[];
   T* const shared = reinterpret_cast<T*>(shared_raw);
 
-  cg::cluster_group const cluster = cg::this_cluster();
-  dim3 const member = cluster.block_index();
+  int const thread = static_cast<int>(threadIdx.y * threads_x + threadIdx.x);
   int const n[2] = {p.layout.nx, p.layout.ny};
   int const tile[2] = {p.cluster_x * own_x, p.cluster_y * own_y};
-  int const cluster_index[2] = {static_cast<int>(blockIdx.x) / p.cluster_x,
-                                static_cast<int>(blockIdx.y) / p.cluster_y};
+  dim3 member;
+  int cluster_index[2];
+  // GlobalBarrier: the block's tile and place in it, from its ticket; the
+  // tile's buffer slot, and how many tiles held it before.
+  int rank = 0, exchange_slot = 0;
+  unsigned generation = 0;
+  if constexpr (GlobalBarrier) {
+    __shared__ unsigned ticket;
+    if (thread == 0) ticket = atomicAdd(p.counters.ticket, 1u);
+    __syncthreads();
+    int const blocks = p.cluster_x * p.cluster_y;
+    int const tile_index = static_cast<int>(ticket) / blocks;
+    rank = static_cast<int>(ticket) % blocks;
+    member = dim3(rank % p.cluster_x, rank / p.cluster_x, 0);
+    cluster_index[0] = tile_index % p.tiles_x;
+    cluster_index[1] = tile_index / p.tiles_x;
+    exchange_slot = tile_index % p.counters.slots;
+    generation = static_cast<unsigned>(tile_index / p.counters.slots);
+  } else {
+    member = cluster_block_index();
+    cluster_index[0] = static_cast<int>(blockIdx.x) / p.cluster_x;
+    cluster_index[1] = static_cast<int>(blockIdx.y) / p.cluster_y;
+  }
   // Domain coordinate of tile cell 0, and of this block's box, per axis.
   int origin[2];
   for (int a = 0; a < 2; ++a) {
@@ -251,8 +283,6 @@ __global__ void __launch_bounds__(
     bool const in = interior(a, domain(a, c));
     return in ? (along < Stages ? along : Stages) : 0;
   };
-
-  int const thread = static_cast<int>(threadIdx.y * threads_x + threadIdx.x);
 
   // One pass over the grown box (within the padded array) loads every
   // field, a written one into both slots so that a fixed halo holds in
@@ -317,6 +347,11 @@ __global__ void __launch_bounds__(
   // itself only where it reaches past the domain's edge: searching every
   // grown-box cell put the list's branches on nearly every warp (each row
   // has ring cells) and cost more instructions than the loads.
+  // GlobalBarrier: where block `b` of this tile keeps its buffers.
+  auto exchange_block = [&](int b) {
+    return ((exchange_slot * p.cluster_x * p.cluster_y + b) * 2 * W) *
+           slot_cells;
+  };
   __shared__ int halo_count;
   auto* const halo_list = reinterpret_cast<int2*>(
       shared_raw + fused_list_offset<Fields>(slot_cells * sizeof(T)));
@@ -353,12 +388,18 @@ __global__ void __launch_bounds__(
     int const owner_y = source[1] / own_y;
     int const from = (source[1] - owner_y * own_y + ry) * ex +
                      (source[0] - owner_x * own_x + rx);
-    // `to` in this block's slot, and the cluster address of the cell it is
-    // taken from in the owner's slot 0 (a later slot is a fixed offset on).
-    std::uint32_t const address = cluster_address(
-        shared + from, static_cast<unsigned>(owner_y * p.cluster_x + owner_x));
-    halo_list[atomicAdd(&halo_count, 1)] =
-        make_int2(ly * ex + lx, static_cast<int>(address));
+    // `to` in this block's slot, and where the cell is taken from: the
+    // cluster address in the owner's slot 0 (a later slot is a fixed offset
+    // on), or the index in the owner's buffer of parity 0 and field 0.
+    int const owner = owner_y * p.cluster_x + owner_x;
+    int address;
+    if constexpr (GlobalBarrier) {
+      address = exchange_block(owner) + from;
+    } else {
+      address = static_cast<int>(
+          cluster_address(shared + from, static_cast<unsigned>(owner)));
+    }
+    halo_list[atomicAdd(&halo_count, 1)] = make_int2(ly * ex + lx, address);
   };
   // The ring: ry rows above and below the box, then rx columns each side of
   // its rows.
@@ -389,6 +430,13 @@ __global__ void __launch_bounds__(
   }
   __syncthreads();
   int const halos = halo_count;
+  if constexpr (GlobalBarrier && Stages > 1) {
+    // The tiles that held this buffer before are done reading it (a
+    // one-stage method exchanges nothing).
+    wait_until(p.counters.done + exchange_slot,
+               generation * static_cast<unsigned>(p.cluster_x * p.cluster_y),
+               thread == 0);
+  }
 
   // The thread's cells: column box_x + threadIdx.x, rows box_y +
   // threadIdx.y + threads_y * m. A cell outside the domain (a fixed or
@@ -485,6 +533,13 @@ __global__ void __launch_bounds__(
             if (i < computed_by[m]) {
               slot(fused_slot_base<Fields>(f) + (current ^ 1))[at] = value;
             }
+            if constexpr (GlobalBarrier) {
+              // Every cell of the box, so that none is read unwritten (a
+              // neighbour drops what it computes from an uncomputed one).
+              __stcg(p.exchange + exchange_block(rank) +
+                         ((current ^ 1) * W + w) * slot_cells + at,
+                     value);
+            }
             if (i + 1 == Stages) y_n[m][w] = value;
           }
         });
@@ -525,7 +580,15 @@ __global__ void __launch_bounds__(
     // Y_i+1 is written over every block's box; now each block takes what
     // its grown box needs from the others, and refreshes mirrored halos:
     // every load first, then the stores.
-    cluster_shared_barrier();
+    if constexpr (GlobalBarrier) {
+      arrive(p.counters.arrived + exchange_slot, thread == 0);
+      wait_until(p.counters.arrived + exchange_slot,
+                 (generation * (Stages - 1) + static_cast<unsigned>(i) + 1) *
+                     static_cast<unsigned>(p.cluster_x * p.cluster_y),
+                 thread == 0);
+    } else {
+      cluster_shared_barrier();
+    }
     int const next = current ^ 1;
     for (int e = thread; e < halos; e += threads_per_block) {
       int2 const entry = halo_list[e];
@@ -533,10 +596,16 @@ __global__ void __launch_bounds__(
       for_each_field<Fields>([&](auto field) {
         constexpr int f = decltype(field)::value;
         if constexpr (Fields::written[f]) {
-          constexpr std::uint32_t slot_bytes = slot_cells * sizeof(T);
-          taken[written_index<Fields>(f)] =
-              load_cluster<T>(static_cast<std::uint32_t>(entry.y) +
-                              (fused_slot_base<Fields>(f) + next) * slot_bytes);
+          constexpr int w = written_index<Fields>(f);
+          if constexpr (GlobalBarrier) {
+            taken[w] = load_from_l2(p.exchange + entry.y +
+                                    (next * W + w) * slot_cells);
+          } else {
+            constexpr std::uint32_t slot_bytes = slot_cells * sizeof(T);
+            taken[w] = load_cluster<T>(static_cast<std::uint32_t>(entry.y) +
+                                       (fused_slot_base<Fields>(f) + next) *
+                                           slot_bytes);
+          }
         }
       });
       for_each_field<Fields>([&](auto field) {
@@ -559,8 +628,15 @@ __global__ void __launch_bounds__(
       atomicAdd(p.error_squares, error_squares);
     }
   }
-  // No block leaves while another may still read its shared memory.
-  cluster_shared_barrier();
+  if constexpr (GlobalBarrier) {
+    // The buffer's next tile may write once every block here is done.
+    if constexpr (Stages > 1) {
+      arrive(p.counters.done + exchange_slot, thread == 0);
+    }
+  } else {
+    // No block leaves while another may still read its shared memory.
+    cluster_shared_barrier();
+  }
 }
 
 }  // namespace stencil::native_cuda::ode

@@ -46,14 +46,32 @@ class FusedRun final : public stencil::ode::detail::StepRun {
         m_error("stencil::ode::fused_error") {
     std::string const refusal = fused_refusal<Rhs>(state, m_tableau.stages);
     STENCIL_EXPECT_SUPPORTED(refusal.empty(), "stencil::ode: ", refusal);
+    using stencil::ode::TileBarrier;
+    bool const clusters = current_device_limits().compute_capability >= 90;
+    STENCIL_EXPECT_SUPPORTED(
+        clusters || request.barrier != TileBarrier::cluster,
+        "stencil::ode::Fused: barrier = TileBarrier::cluster needs thread-"
+        "block clusters (compute capability 9.0 or newer); ",
+        capability_of(current_device_limits()),
+        " (use TileBarrier::global_memory or automatic)");
+    STENCIL_EXPECT(
+        !request.resident || request.barrier != TileBarrier::global_memory,
+        "stencil::ode::Fused: the resident kernel holds the domain in one "
+        "cluster; give barrier = TileBarrier::cluster or automatic with it");
     auto power_of_two = [](int c) { return c >= 0 && (c & (c - 1)) == 0; };
+    int const asked = request.cluster_x * request.cluster_y;
+    m_global = request.barrier == TileBarrier::global_memory ||
+               (request.barrier == TileBarrier::automatic &&
+                (!clusters || asked > largest_cluster));
+    int const largest = m_global ? largest_global_tile : largest_cluster;
     STENCIL_EXPECT(
         power_of_two(request.cluster_x) && power_of_two(request.cluster_y) &&
-            request.cluster_x * request.cluster_y <= largest_cluster,
-        "stencil::ode::Fused: a cluster of ", request.cluster_x, "x",
+            asked <= largest,
+        "stencil::ode::Fused: a tile of ", request.cluster_x, "x",
         request.cluster_y, " blocks; give powers of two, ", largest_cluster,
-        " blocks in all at most (8 run on every "
-        "GPU), or 0 for the plan's choice");
+        " blocks in all at most in a cluster (8 run on every GPU), ",
+        largest_global_tile,
+        " where they meet in global memory, or 0 for the plan's choice");
     STENCIL_EXPECT(
         request.tile_x == 0 && request.tile_y == 0 && request.tile_z == 0,
         "stencil::ode::Fused: tile sizes are the host plan's; on the native "
@@ -61,15 +79,36 @@ class FusedRun final : public stencil::ode::detail::StepRun {
     int const nx = state.extent(1), ny = state.extent(0);
     (void)with_stages(m_tableau.stages, [&](auto stages) {
       constexpr int S = decltype(stages)::value;
-      if (request.resident) m_resident = pick_resident<S>(request, nx, ny);
+      if (request.resident && !m_global) {
+        m_resident = pick_resident<S>(request, nx, ny);
+      }
       if (!m_resident) pick<S>(request, nx, ny);
       // Once per run, not per step: the chosen tile's shared memory and
       // cluster size (the plan's queries set them for other shapes too).
-      auto const function = m_resident ? fused_function<T, Rhs, S, true>()
-                                       : fused_function<T, Rhs, S, false>();
+      auto const function = kernel<S>();
       allow_dynamic_shared(function, m_shape.shared_bytes);
-      allow_large_clusters(function);
+      if (!m_global) allow_large_clusters(function);
     });
+    if (m_global) {
+      std::size_t const block_values =
+          2 * static_cast<std::size_t>(W) * m_shape.slot_cells;
+      std::size_t const values =
+          static_cast<std::size_t>(m_shape.exchange_slots) * m_shape.cluster_x *
+          m_shape.cluster_y * block_values;
+      // The kernel indexes the buffers in 32 bits.
+      STENCIL_EXPECT_SUPPORTED(values < (std::size_t{1} << 31),
+                               "stencil::ode::Fused: the exchange buffers of ",
+                               m_shape.exchange_slots, " tiles at once take ",
+                               values,
+                               " values, past 2^31 (use clusters or Unfused)");
+      m_exchange = Kokkos::View<T*, Kokkos::CudaSpace>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing,
+                             "stencil::ode::fused_exchange"),
+          values);
+      m_counters = Kokkos::View<unsigned*, Kokkos::CudaSpace>(
+          "stencil::ode::fused_tile_counters",
+          1 + 2 * static_cast<std::size_t>(m_shape.exchange_slots));
+    }
     int written = 0;
     for (int f = 0; f < Fields::count; ++f) {
       if (Fields::written[f]) m_written[written++] = f;
@@ -114,6 +153,14 @@ class FusedRun final : public stencil::ode::detail::StepRun {
   long long evaluations() const override { return m_evaluations; }
 
   std::string description() const override {
+    if (m_global) {
+      return stencil::detail::concat(
+          "Fused (tiles of ", m_shape.cluster_x, "x", m_shape.cluster_y,
+          " blocks that meet in global memory, ", m_shape.tile_x(), "x",
+          m_shape.tile_y(), " cells, ", m_shape.tiles_x * m_shape.tiles_y,
+          " tiles, exchange buffers for ", m_shape.exchange_slots, " at once, ",
+          m_shape.shared_bytes, " bytes of shared memory a block)");
+    }
     if (m_resident) {
       return stencil::detail::concat(
           "Fused (the domain held by one cluster of ", m_shape.cluster_x, "x",
@@ -143,13 +190,19 @@ class FusedRun final : public stencil::ode::detail::StepRun {
           params<S>(t0, dt, estimate, absolute, relative);
       p.first = first;
       p.steps = steps;
+      if (m_global) {
+        STENCIL_CUDA_CHECK(cudaMemsetAsync(m_counters.data(), 0,
+                                           m_counters.size() * sizeof(unsigned),
+                                           m_space.cuda_stream()));
+        p.exchange = m_exchange.data();
+        p.counters.ticket = m_counters.data();
+        p.counters.arrived = m_counters.data() + 1;
+        p.counters.done = m_counters.data() + 1 + m_shape.exchange_slots;
+        p.counters.slots = m_shape.exchange_slots;
+      }
       ClusterLaunch const launch(m_shape, /*tiles=*/true,
                                  m_space.cuda_stream());
-      STENCIL_CUDA_CHECK(
-          cudaLaunchKernelEx(&launch.config,
-                             m_resident ? fused_function<T, Rhs, S, true>()
-                                        : fused_function<T, Rhs, S, false>(),
-                             p));
+      STENCIL_CUDA_CHECK(cudaLaunchKernelEx(&launch.config, kernel<S>(), p));
     });
     for (int w = 0; w < W; ++w) m_state.rotate(m_written[w]);
     m_evaluations += static_cast<long long>(m_tableau.stages) * steps;
@@ -181,29 +234,43 @@ class FusedRun final : public stencil::ode::detail::StepRun {
     return found;
   }
 
+  template <int S>
+  auto kernel() const {
+    if (m_resident) return fused_function<T, Rhs, S, true>();
+    if (m_global) return fused_function<T, Rhs, S, false, true>();
+    return fused_function<T, Rhs, S, false>();
+  }
+
   /// The cluster asked for, or the plan's: the one that computes the
   /// fewest cells (rims included), counting each doubling of its width as
   /// 10% more (a block's x neighbours in another block are read a column
   /// at a time) and taking a larger cluster only for 3% less (every block
   /// waits at each stage's barrier); among those CUDA can run. The figures
-  /// are fitted in docs/decisions/ode-fused-plan.md.
+  /// are fitted in docs/decisions/ode-fused-plan.md. Tiles that meet in
+  /// global memory are weighed the same, up to largest_global_tile blocks.
   template <int S>
   void pick(stencil::ode::Fused request, int nx, int ny) {
     double best = -1.0;
     std::string tried;
     bool const chosen = request.cluster_x > 0 || request.cluster_y > 0;
-    for (int cy : {1, 2, 4, 8, 16}) {
-      for (int cx : {1, 2, 4, 8, 16}) {
-        if (cx * cy > largest_cluster) continue;
+    int const largest = m_global ? largest_global_tile : largest_cluster;
+    for (int cy : {1, 2, 4, 8, 16, 32, 64}) {
+      for (int cx : {1, 2, 4, 8, 16, 32, 64}) {
+        if (cx * cy > largest) continue;
         if (request.cluster_x > 0 && cx != request.cluster_x) continue;
         if (request.cluster_y > 0 && cy != request.cluster_y) continue;
         double work = 0.0;
-        FusedShape const shape = shape_for<T, Fields, S>(cx, cy, nx, ny, work);
+        FusedShape shape = shape_for<T, Fields, S>(cx, cy, nx, ny, work);
         if (work < 0) continue;
-        if (resident_clusters<T, Rhs, S>(shape) < 1) {
+        shape.global_barrier = m_global;
+        int const fit = m_global ? concurrent_tiles<T, Rhs, S>(shape)
+                                 : resident_clusters<T, Rhs, S>(shape);
+        if (fit < 1) {
           tried += stencil::detail::concat(" ", cx, "x", cy);
           continue;
         }
+        int const tiles = shape.tiles_x * shape.tiles_y;
+        shape.exchange_slots = fit < tiles ? fit : tiles;
         double const cost = work * (1.0 + 0.1 * std::log2(cx));
         if (best < 0 || cost < best * 0.97) {
           best = cost;
@@ -217,7 +284,8 @@ class FusedRun final : public stencil::ode::detail::StepRun {
         " holds a tile that writes at least ", fewest_valid,
         " cells a side past rims of ", S, " stages x radius ",
         fused_radius<Fields>[0], " along x and ", fused_radius<Fields>[1],
-        " along y", tried.empty() ? "" : "; CUDA cannot run clusters of", tried,
+        " along y",
+        tried.empty() ? "" : "; CUDA cannot run at once every block of", tried,
         " (use Unfused)");
   }
 
@@ -235,6 +303,7 @@ class FusedRun final : public stencil::ode::detail::StepRun {
         stencil::detail::make_layout<2>(m_state.extents(), m_state.halo());
     p.cluster_x = m_shape.cluster_x;
     p.cluster_y = m_shape.cluster_y;
+    p.tiles_x = m_shape.tiles_x;
     auto const& sides = m_state.boundaries();
     for (int a = 0; a < 2; ++a) {
       int const axis = 1 - a;  // x is the state's axis 1
@@ -263,6 +332,9 @@ class FusedRun final : public stencil::ode::detail::StepRun {
   stencil::ode::Tableau m_tableau;
   FusedShape m_shape;
   bool m_resident = false;
+  bool m_global = false;  ///< the tile's blocks meet in global memory
+  Kokkos::View<T*, Kokkos::CudaSpace> m_exchange;
+  Kokkos::View<unsigned*, Kokkos::CudaSpace> m_counters;
   Kokkos::View<double, Kokkos::CudaSpace> m_error;
   int m_written[W] = {};
   bool m_first = true;

@@ -19,9 +19,14 @@
 
 namespace stencil::native_cuda::ode {
 
-/// The cluster and tiles of a fused run.
+/// The cluster and tiles of a fused run. `global_barrier`: the tile's
+/// blocks are no cluster; they meet in global memory, with buffers for
+/// `exchange_slots` tiles at once.
 struct FusedShape {
   int cluster_x = 1, cluster_y = 1;
+  bool global_barrier = false;
+  int exchange_slots = 0;
+  std::size_t slot_cells = 0;  ///< a block's grown box
   int own_x = threads_x, own_y = threads_y;
   int tiles_x = 1, tiles_y = 1;
   std::size_t shared_bytes = 0;
@@ -37,6 +42,11 @@ inline constexpr int fewest_valid = 4;
 /// where a kernel opts in to non-portable sizes, and the plan asks CUDA
 /// whether a cluster fits before it takes one.
 inline constexpr int largest_cluster = 16;
+
+/// Blocks a tile may have where they meet in global memory. Each barrier
+/// waits for the slowest of them, and the counter takes one atomic add per
+/// block (paper 001 found its barrier's cost flat up to about 160 blocks).
+inline constexpr int largest_global_tile = 64;
 
 /// Lets `function` run clusters above the portable 8 blocks.
 template <class... Args>
@@ -60,14 +70,16 @@ bool with_stages(int stages, F&& f) {
          one(std::integral_constant<int, 8>{});
 }
 
-template <class T, class Rhs, int Stages, bool Resident = false>
+template <class T, class Rhs, int Stages, bool Resident = false,
+          bool GlobalBarrier = false>
 auto fused_function() {
-  return &fused_step<T, Rhs, Stages, Resident>;
+  return &fused_step<T, Rhs, Stages, Resident, GlobalBarrier>;
 }
 
 /// The launch of `shape`'s tiles (all of them; `tiles` = false: one
 /// cluster, as the occupancy query wants) on `stream`. Holds the cluster
 /// attribute the configuration points to, so keep it while it is used.
+/// Tiles that meet in global memory are launched without one.
 struct ClusterLaunch {
   cudaLaunchConfig_t config{};
   cudaLaunchAttribute attribute{};
@@ -85,7 +97,7 @@ struct ClusterLaunch {
     attribute.val.clusterDim.y = static_cast<unsigned>(shape.cluster_y);
     attribute.val.clusterDim.z = 1;
     config.attrs = &attribute;
-    config.numAttrs = 1;
+    config.numAttrs = shape.global_barrier ? 0 : 1;
   }
   ClusterLaunch(ClusterLaunch const&) = delete;
   ClusterLaunch& operator=(ClusterLaunch const&) = delete;
@@ -112,6 +124,19 @@ int resident_clusters(FusedShape const& shape) {
   return clusters;
 }
 
+/// Tiles of `shape` (meeting in global memory) whose blocks all fit on the
+/// device at once: 0 where not even one tile's do, and the kernel could
+/// wait for a block that never starts.
+template <class T, class Rhs, int Stages>
+int concurrent_tiles(FusedShape const& shape) {
+  auto const function = fused_function<T, Rhs, Stages, false, true>();
+  DeviceLimits const device = current_device_limits();
+  if (!shared_memory_fits(function, shape.shared_bytes, device)) return 0;
+  int const per_sm =
+      resident_blocks_per_sm(function, threads_per_block, shape.shared_bytes);
+  return per_sm * device.multiprocessors / (shape.cluster_x * shape.cluster_y);
+}
+
 /// The tiles of a cluster of `cx` x `cy` blocks on an nx x ny domain, and
 /// the cells their stages compute (rims included): the plan's cost.
 template <class T, class Fields, int Stages>
@@ -127,9 +152,9 @@ FusedShape shape_for(int cx, int cy, int nx, int ny, double& work) {
   if (valid_x < fewest_valid || valid_y < fewest_valid) return s;
   s.tiles_x = (nx + valid_x - 1) / valid_x;
   s.tiles_y = (ny + valid_y - 1) / valid_y;
-  s.shared_bytes = fused_shared_bytes<Fields>(
-      static_cast<std::size_t>(s.own_x + 2 * rx) * (s.own_y + 2 * ry),
-      sizeof(T));
+  s.slot_cells =
+      static_cast<std::size_t>(s.own_x + 2 * rx) * (s.own_y + 2 * ry);
+  s.shared_bytes = fused_shared_bytes<Fields>(s.slot_cells, sizeof(T));
   double per_tile = 0.0;
   for (int i = 1; i <= Stages; ++i) {
     per_tile += static_cast<double>(s.tile_x() - 2 * i * rx) *
@@ -151,9 +176,9 @@ FusedShape resident_shape_for(int cx, int cy, int nx, int ny) {
       threads_y * resident_cells_per_thread(Stages, Fields::written_count);
   bool const holds = s.tile_x() >= nx && s.tile_y() >= ny;
   s.tiles_x = s.tiles_y = holds ? 1 : 0;
-  s.shared_bytes = fused_shared_bytes<Fields>(
-      static_cast<std::size_t>(s.own_x + 2 * rx) * (s.own_y + 2 * ry),
-      sizeof(T));
+  s.slot_cells =
+      static_cast<std::size_t>(s.own_x + 2 * rx) * (s.own_y + 2 * ry);
+  s.shared_bytes = fused_shared_bytes<Fields>(s.slot_cells, sizeof(T));
   return s;
 }
 
@@ -172,10 +197,10 @@ std::string fused_refusal(State<T, Rank, MemorySpace> const& state,
                   " (use Unfused)");
   }
   DeviceLimits const device = current_device_limits();
-  if (device.compute_capability < 90) {
+  if (device.compute_capability < 70) {
     return concat(
-        "Fused needs thread-block clusters (compute capability 9.0 "
-        "or newer); ",
+        "Fused needs compute capability 7.0 or newer (its tiles' blocks "
+        "wait for each other in global memory; clusters from 9.0); ",
         capability_of(device), " (use Unfused)");
   }
   auto const& sides = state.boundaries();
