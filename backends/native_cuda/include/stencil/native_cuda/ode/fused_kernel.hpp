@@ -468,6 +468,26 @@ __global__ void __launch_bounds__(
     computed_by[m] = stages_x < stages_y ? stages_x : stages_y;
     gy[m] = evaluated_at(1, y);
   }
+  // GlobalBarrier: the cells other blocks read, whose stage values go to the
+  // buffer (bit m: cell m), as paper 001 writes only what is read. Those
+  // within the radius of the box's edge, which the neighbours' grown boxes
+  // reach, and those a mirrored halo copies: within the halo's width of the
+  // domain's edge (halo_source), in any block of the tile.
+  unsigned exported = 0;
+  if constexpr (GlobalBarrier) {
+    auto near_edge = [&](int a, int c) {
+      int const g = domain(a, c);
+      return !wrap[a] && (g <= p.layout.halo || g >= n[a] - 1 - p.layout.halo);
+    };
+    int const lx = static_cast<int>(threadIdx.x);
+    bool const column = lx < rx || lx >= own_x - rx || near_edge(0, x);
+#pragma unroll
+    for (int m = 0; m < cells; ++m) {
+      int const ly = static_cast<int>(threadIdx.y) + threads_y * m;
+      bool const row = ly < ry || ly >= own_y - ry || near_edge(1, box[1] + ly);
+      if (column || row) exported |= 1u << m;
+    }
+  }
 
   double error_squares = 0.0;
 
@@ -534,11 +554,13 @@ __global__ void __launch_bounds__(
               slot(fused_slot_base<Fields>(f) + (current ^ 1))[at] = value;
             }
             if constexpr (GlobalBarrier) {
-              // Every cell of the box, so that none is read unwritten (a
-              // neighbour drops what it computes from an uncomputed one).
-              __stcg(p.exchange + exchange_block(rank) +
-                         ((current ^ 1) * W + w) * slot_cells + at,
-                     value);
+              // Computed or not: a neighbour that reads an uncomputed cell
+              // drops what it computes from it, but reads nothing unwritten.
+              if ((exported & (1u << m)) != 0) {
+                __stcg(p.exchange + exchange_block(rank) +
+                           ((current ^ 1) * W + w) * slot_cells + at,
+                       value);
+              }
             }
             if (i + 1 == Stages) y_n[m][w] = value;
           }
