@@ -418,7 +418,11 @@ std::unique_ptr<StepRun> make_run(ExecSpace const& space,
         Fused request{};
         if constexpr (std::is_same_v<P, Fused>) request = plan;
         if constexpr (std::is_same_v<P, Auto>) {
-          // A cluster that fits is the one check left to the run itself.
+          // Auto takes clusters only: tiles whose blocks meet in global
+          // memory (GPUs without clusters) have not been measured against
+          // Unfused on such a GPU (docs/ode.md). A cluster that fits is the
+          // one check left to the run itself.
+          request.barrier = TileBarrier::cluster;
           try {
             auto run = Native::make(space, state, rhs, tableau, request);
             reason =

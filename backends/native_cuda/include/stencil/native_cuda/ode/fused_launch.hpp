@@ -53,7 +53,8 @@ class FusedRun final : public stencil::ode::detail::StepRun {
         "stencil::ode::Fused: barrier = TileBarrier::cluster needs thread-"
         "block clusters (compute capability 9.0 or newer); ",
         capability_of(current_device_limits()),
-        " (use TileBarrier::global_memory or automatic)");
+        " (Fused{.barrier = TileBarrier::global_memory} or automatic runs "
+        "its tiles' blocks with barriers in global memory)");
     STENCIL_EXPECT(
         !request.resident || request.barrier != TileBarrier::global_memory,
         "stencil::ode::Fused: the resident kernel holds the domain in one "
