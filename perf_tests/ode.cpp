@@ -11,8 +11,9 @@
 //   stencil_perf_ode --n=16,128,1024,2900 --method=bogacki-shampine,verner56 \
 //       --plan=Unfused,Fused --precision=double --out=ode.json
 //
-// --plan=FusedResident runs Fused{.resident = true} (rows
-// .../FusedResident/N): one cluster holds the domain where it can;
+// --plan=FusedTiled runs Fused{.resident = false} (rows .../FusedTiled/N):
+// tiles even where one cluster holds the domain, which Fused (by default)
+// and FusedResident run in the resident kernel;
 // --plan=FusedGlobal runs Fused{.barrier = TileBarrier::global_memory}: the
 // tile's blocks meet in global memory, as where there are no clusters.
 // --cluster=XxY asks the native CUDA plan for its cluster, --tile=XxY the
@@ -127,19 +128,20 @@ Options parse(int argc, char** argv) {
     } else if (value("out", v)) {
       o.out = v;
     } else {
-      throw UsageError("unknown argument '" + arg +
-                       "'; use --n=N,N,... --method=NAME,... "
-                       "--plan=Unfused,Fused,FusedResident,FusedGlobal,Auto "
-                       "--cluster=XxY (native CUDA) --tile=XxY (host) "
-                       "--layout=fields,interleaved "
-                       "--precision=double,float --steps=N "
-                       "--repetitions=N --quick --out=FILE");
+      throw UsageError(
+          "unknown argument '" + arg +
+          "'; use --n=N,N,... --method=NAME,... "
+          "--plan=Unfused,Fused,FusedTiled,FusedResident,FusedGlobal,Auto "
+          "--cluster=XxY (native CUDA) --tile=XxY (host) "
+          "--layout=fields,interleaved "
+          "--precision=double,float --steps=N "
+          "--repetitions=N --quick --out=FILE");
     }
   }
   for (auto const& m : o.methods) (void)method_named(m);
-  stencil_perf::expect_one_of(
-      "--plan", o.plans,
-      {"Unfused", "Fused", "FusedResident", "FusedGlobal", "Auto"});
+  stencil_perf::expect_one_of("--plan", o.plans,
+                              {"Unfused", "Fused", "FusedTiled",
+                               "FusedResident", "FusedGlobal", "Auto"});
   stencil_perf::expect_one_of("--layout", o.layouts, {"fields", "interleaved"});
   stencil_perf::expect_one_of("--precision", o.precisions, {"double", "float"});
   for (int n : o.sizes) {
@@ -251,6 +253,11 @@ Row run_plan(Options const& o, Method method, int n, std::string const& plan) {
     stencil::ode::Fused resident = o.fused;
     resident.resident = true;
     return run<T, Rhs>(o, method, n, resident, plan);
+  }
+  if (plan == "FusedTiled") {
+    stencil::ode::Fused tiled = o.fused;
+    tiled.resident = false;
+    return run<T, Rhs>(o, method, n, tiled, plan);
   }
   if (plan == "FusedGlobal") {
     stencil::ode::Fused global = o.fused;

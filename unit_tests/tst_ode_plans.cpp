@@ -148,8 +148,9 @@ constexpr Method methods[] = {Method::forward_euler, Method::rk4,
                               Method::bogacki_shampine, Method::dormand_prince,
                               Method::verner56};
 
-/// Every problem on a domain one cluster holds: the tiled kernel (Fused{}
-/// and Auto) and the resident one (Fused{.resident = true}).
+/// Every problem on a domain one cluster holds: the resident kernel
+/// (Fused{}, the default, and Auto) and the tiled one (Fused{.resident =
+/// false}).
 template <class T>
 void every_problem_every_method() {
   auto const bruss = stencil::suite::BrussRhs::for_points(37);
@@ -162,11 +163,12 @@ void every_problem_every_method() {
                                            {{37, 53}, all(Boundary::fixed), 5},
                                            m, fused, "heat fixed"));
       Problem const reflecting{{37, 37}, all(Boundary::reflecting), 3, 0.01};
-      plans.push_back(on_chip ? expect_as_unfused<T>(bruss, reflecting, m,
-                                                     fused, "bruss reflecting")
-                              : expect_as_unfused<T>(bruss, reflecting, m,
-                                                     stencil::ode::Auto{},
-                                                     "bruss auto"));
+      // Auto takes the resident kernel where one cluster holds the domain.
+      plans.push_back(
+          on_chip ? expect_as_unfused<T>(bruss, reflecting, m,
+                                         stencil::ode::Auto{}, "bruss auto")
+                  : expect_as_unfused<T>(bruss, reflecting, m, fused,
+                                         "bruss reflecting"));
       plans.push_back(
           expect_as_unfused<T>(stencil::suite::GrayScottRhs{},
                                {{41, 29}, all(Boundary::periodic), 3, 0.5}, m,
@@ -382,11 +384,11 @@ TEST(OdePlans, FusedGlobalBarrierMatchesUnfused) {
           "heat fixed, global barrier"));
       expect_global(expect_as_unfused<float>(
           stencil::suite::GrayScottRhs{},
-          {{141, 129}, all(Boundary::periodic), 3, 0.5}, m, global(2, 2),
+          {{141, 129}, all(Boundary::periodic), 3, 0.5}, m, global(2, 4),
           "gray-scott periodic, global barrier"));
       expect_global(expect_as_unfused<double>(
           interleaved, {{37, 74}, all(Boundary::fixed), 3, 0.01, 2}, m,
-          global(2, 1), "bruss interleaved, global barrier"));
+          global(2, 2), "bruss interleaved, global barrier"));
     }
     std::array<std::array<int, 2>, 6> const tiles = {
         {{1, 1}, {2, 1}, {1, 4}, {4, 4}, {1, 32}, {8, 8}}};
@@ -416,16 +418,12 @@ TEST(OdePlans, FusedGlobalBarrierMatchesUnfused) {
     expect_global(expect_as_unfused<double>(
         bruss, {{300, 200}, all(Boundary::fixed)}, Method::rk4,
         stencil::ode::Fused{4, 8}, "4x8"));
+    // `resident` (the default) applies to clusters only.
+    expect_global(expect_as_unfused<double>(
+        HeatRhs{0.2}, {{9, 11}, all(Boundary::neumann)}, Method::rk4,
+        global(0, 0), "heat one tile, global barrier"));
     auto state = make_state<double, HeatRhs>({9, 11}, all(Boundary::fixed), 1);
     stencil::ode::FixedSteps const one{0.0, 0.1, 1};
-    stencil::ode::Fused resident{0, 0, true};
-    resident.barrier = TileBarrier::global_memory;
-    stencil_test::expect_error(
-        [&] {
-          stencil::ode::integrate(Space{}, state, HeatRhs{}, Method::rk4, one,
-                                  resident);
-        },
-        {"resident kernel holds the domain in one cluster"});
     stencil_test::expect_error(
         [&] {
           stencil::ode::integrate(Space{}, state, HeatRhs{}, Method::rk4, one,

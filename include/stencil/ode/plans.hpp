@@ -31,18 +31,20 @@ enum class TileBarrier { automatic, cluster, global_memory };
 /// cluster holds the whole domain, it is the one tile (no rims), and the
 /// state stays in its shared memory and registers from step to step: one
 /// launch runs the fixed steps up to the next hook (an adaptive step, one
-/// launch a step). Off by default, and Auto does not take it, until it has
-/// been measured on a GPU (issue 50).
+/// launch a step). On by default, where one cluster holds the domain: it
+/// ran 3.4x to 8.5x the tiled kernel on BRUSS2D at N = 16 and 128
+/// (docs/decisions/ode-fused-plan.md). It needs clusters; elsewhere, and
+/// on host spaces, it does not apply and tiles run.
 ///
 /// On host execution spaces (1D, 2D and 3D) a tile is one thread's, in its
 /// scratch: `tile_x`, `tile_y` and `tile_z` are the cells it updates along
 /// each axis (0: the plan's choice, a tile whose scratch stays in a core's
-/// cache). The clusters and the resident kernel are the native backend's,
-/// the tile sizes the host's: give each only where it applies.
+/// cache). The clusters and the barrier are the native backend's, the tile
+/// sizes the host's: give each only where it applies.
 struct Fused {
   int cluster_x = 0;
   int cluster_y = 0;
-  bool resident = false;
+  bool resident = true;
   TileBarrier barrier = TileBarrier::automatic;
   int tile_x = 0;
   int tile_y = 0;

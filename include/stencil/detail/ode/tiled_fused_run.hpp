@@ -237,13 +237,14 @@ class TiledFusedRun final : public StepRun {
     std::string const refusal = tiled_fused_refusal<Rhs>(state);
     STENCIL_EXPECT_SUPPORTED(refusal.empty(), "stencil::ode: ", refusal);
     STENCIL_EXPECT(
-        request.cluster_x == 0 && request.cluster_y == 0 && !request.resident &&
+        request.cluster_x == 0 && request.cluster_y == 0 &&
             request.barrier == TileBarrier::automatic,
-        "stencil::ode::Fused: clusters, tile barriers and the resident "
-        "kernel are the native CUDA backend's; on ",
+        "stencil::ode::Fused: clusters and tile barriers are the native "
+        "CUDA backend's; on ",
         ExecSpace::name(),
-        " leave cluster_x, cluster_y, barrier and resident unset (tile_x, "
-        "tile_y and tile_z size its tiles)");
+        " leave cluster_x, cluster_y and barrier unset (tile_x, tile_y and "
+        "tile_z size its tiles; `resident` needs a cluster and does not "
+        "apply)");
     STENCIL_EXPECT(
         request.tile_x >= 0 && request.tile_y >= 0 && request.tile_z >= 0,
         "stencil::ode::Fused: tiles of ", request.tile_x, " x ", request.tile_y,

@@ -55,10 +55,6 @@ class FusedRun final : public stencil::ode::detail::StepRun {
         capability_of(current_device_limits()),
         " (Fused{.barrier = TileBarrier::global_memory} or automatic runs "
         "its tiles' blocks with barriers in global memory)");
-    STENCIL_EXPECT(
-        !request.resident || request.barrier != TileBarrier::global_memory,
-        "stencil::ode::Fused: the resident kernel holds the domain in one "
-        "cluster; give barrier = TileBarrier::cluster or automatic with it");
     auto power_of_two = [](int c) { return c >= 0 && (c & (c - 1)) == 0; };
     int const asked = request.cluster_x * request.cluster_y;
     m_global = request.barrier == TileBarrier::global_memory ||
