@@ -31,8 +31,8 @@ enum class TileBarrier { automatic, cluster, global_memory };
 /// cluster holds the whole domain, it is the one tile (no rims), and the
 /// state stays in its shared memory and registers from step to step: one
 /// launch runs the fixed steps up to the next hook (an adaptive step, one
-/// launch a step). On by default, where one cluster holds the domain: it
-/// ran 3.4x to 8.5x the tiled kernel on BRUSS2D at N = 16 and 128
+/// launch a step). On by default: wherever it applied it beat the tiled
+/// kernel, which pays a launch a step and its rims
 /// (docs/decisions/ode-fused-plan.md). It needs clusters; elsewhere, and
 /// on host spaces, it does not apply and tiles run.
 ///
