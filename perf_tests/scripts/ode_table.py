@@ -21,8 +21,11 @@ def main(path):
         key = (problem, precision, method, int(n))
         rate[key, p] = r["GCells/s"]
         if p == "Fused":
-            m = re.search(r"clusters of (\d+x\d+)", r.get("plan", ""))
-            plan[key] = m.group(1) if m else "?"
+            text = r.get("plan", "")
+            m = re.search(r"clusters of (\d+x\d+)", text)
+            held = re.search(r"held by one cluster of (\d+x\d+)", text)
+            plan[key] = (m.group(1) if m else
+                         held.group(1) + " resident" if held else "?")
     keys = sorted({k for k, _ in rate}, key=lambda k: (k[0], k[1], k[2], k[3]))
     print("| problem | precision | method | N | Unfused | Fused | Fused / Unfused | cluster |")
     print("|---|---|---|---|---|---|---|---|")
