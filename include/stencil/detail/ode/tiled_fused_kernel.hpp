@@ -24,7 +24,6 @@
 
 #include <stencil/boundary.hpp>
 #include <stencil/detail/fields/accessor.hpp>
-#include <stencil/detail/fields/position_map.hpp>
 #include <stencil/detail/portable/boundary_halo.hpp>
 #include <stencil/detail/portable/layout.hpp>
 
@@ -115,7 +114,6 @@ struct TiledFusedStep {
   double absolute = 0.0, relative = 0.0;
   TiledFusedDirichlet<T> dirichlet;
   Rhs rhs;
-  stencil::detail::PositionMap map;
 
   /// The arrays, then two rows of doubles (8-byte aligned).
   std::size_t scratch_bytes() const {
@@ -286,7 +284,7 @@ struct TiledFusedStep {
               store_derivatives(
                   rhs(stencil::detail::FieldsNeighbourhood<T, Rank, Fields>{
                       stage_values, start + x, row, plane, gz, gy, x + shift,
-                      t_i, map}),
+                      t_i}),
                   k_i, x);
             }
           });

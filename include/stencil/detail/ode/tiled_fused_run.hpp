@@ -265,7 +265,6 @@ class TiledFusedRun final : public StepRun {
     m_kernel.layout =
         stencil::detail::make_layout<Rank>(state.extents(), state.halo());
     m_kernel.rhs = rhs;
-    m_kernel.map = state.position_map();
     m_kernel.stages = s;
     for (int i = 0; i < s; ++i) {
       for (int j = 0; j <= i; ++j) {
