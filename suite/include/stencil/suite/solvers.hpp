@@ -301,20 +301,25 @@ struct BrussInterleavedRhs {
     auto const y = stencil::read<0>(in);
     auto const at = in.position();  // {row, value in the row}
     int const column = at[1] / 2;
+    bool const holds_u = at[1] % 2 == 0;
+    // Every neighbour is read, and each choice selects among values, so
+    // that a host compiler can evaluate a row's cells in vector lanes
+    // (a load or a product under a branch keeps the loop scalar).
     T const c = y(0, 0);
+    T const west2 = y(0, -2), east2 = y(0, 2), north = y(-1, 0),
+            south = y(1, 0), west1 = y(0, -1), east1 = y(0, 1);
     // A neighbour past the edge is the mirror image of the one inside.
-    T const west = column == 0 ? y(0, 2) : y(0, -2);
-    T const east = column == points - 1 ? y(0, -2) : y(0, 2);
-    T const north = at[0] == 0 ? y(1, 0) : y(-1, 0);
-    T const south = at[0] == points - 1 ? y(-1, 0) : y(1, 0);
-    T const laplacian = west + east + north + south - 4 * c;
+    T const west = column == 0 ? east2 : west2;
+    T const east = column == points - 1 ? west2 : east2;
+    T const up = at[0] == 0 ? south : north;
+    T const down = at[0] == points - 1 ? north : south;
     T const diffusion = static_cast<T>(alpha * inv_h2);
-    if (at[1] % 2 == 0) {
-      T const v = y(0, 1);
-      return 1 + c * c * v - static_cast<T>(4.4) * c + diffusion * laplacian;
-    }
-    T const u = y(0, -1);
-    return static_cast<T>(3.4) * u - u * u * c + diffusion * laplacian;
+    T const spread = diffusion * (west + east + up + down - 4 * c);
+    // u_t at a u value (v is the next value), v_t at a v value (u is the
+    // one before).
+    T const du = 1 + c * c * east1 - static_cast<T>(4.4) * c;
+    T const dv = static_cast<T>(3.4) * west1 - west1 * west1 * c;
+    return (holds_u ? du : dv) + spread;
   }
 };
 
