@@ -33,7 +33,7 @@ struct PositionMap {
       return {at(0, z), at(1, y), at(2, x)};
     }
   }
-  bool identity() const {
+  KOKKOS_INLINE_FUNCTION bool identity() const {
     for (int a = 0; a < 3; ++a) {
       if (origin[a] != 0 || period[a] != 0) return false;
     }
