@@ -41,4 +41,18 @@ struct PositionMap {
   }
 };
 
+/// Calls f(map), or f(PositionMap{}) where `map` is the identity (a whole
+/// domain), so that a loop inlined into f sees a constant map: its periodic
+/// wrap, a division under a test, then leaves the loop, which vectorises on
+/// the host for functors that read in.position().
+template <class F>
+KOKKOS_FORCEINLINE_FUNCTION void with_constant_identity(PositionMap const& map,
+                                                        F&& f) {
+  if (map.identity()) {
+    f(PositionMap{});
+  } else {
+    f(map);
+  }
+}
+
 }  // namespace stencil::detail

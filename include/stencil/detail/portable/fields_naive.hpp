@@ -29,14 +29,8 @@ struct FieldsNaiveRows {
   KOKKOS_FUNCTION void operator()(Index row) const {
     int const y = static_cast<int>(row % layout.ny);
     int const z = static_cast<int>(row / layout.ny);
-    // A whole domain's map is the identity: given as a constant, its
-    // periodic wrap (a division under a test) leaves the row loop, which
-    // then vectorises for functors that read in.position().
-    if (map.identity()) {
-      sweep_row(z, y, PositionMap{});
-    } else {
-      sweep_row(z, y, map);
-    }
+    with_constant_identity(
+        map, [&](PositionMap const& positions) { sweep_row(z, y, positions); });
   }
 
  private:

@@ -156,18 +156,10 @@ struct FieldsBlockedSweep {
                          yy, xx, z, y, x, time, positions}));
       };
       if constexpr (host) {
-        // A whole domain's map given as a constant keeps its periodic wrap
-        // (a division under a test) out of the row loop, which then
-        // vectorises for functors that read in.position().
-        auto rows = [&](PositionMap const& positions) {
+        with_constant_identity(map, [&](PositionMap const& positions) {
           for (int yy = 0; yy < height; ++yy)
             for (int xx = 0; xx < width; ++xx) update(yy, xx, positions);
-        };
-        if (map.identity()) {
-          rows(PositionMap{});
-        } else {
-          rows(map);
-        }
+        });
       } else {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width * height),
                              [&](int k) {
