@@ -323,8 +323,8 @@ struct BrussInterleavedRhs {
     T const east = column == points - 1 ? y(0, -2) : y(0, 2);
     T const up = at[0] == 0 ? y(1, 0) : y(-1, 0);
     T const down = at[0] == points - 1 ? y(-1, 0) : y(1, 0);
-    T const spread = static_cast<T>(alpha * inv_h2) *
-                     (west + east + up + down - 4 * c);
+    T const spread =
+        static_cast<T>(alpha * inv_h2) * (west + east + up + down - 4 * c);
     if (at[1] % 2 == 0) {
       T const v = y(0, 1);
       return 1 + c * c * v - static_cast<T>(4.4) * c + spread;
@@ -346,8 +346,8 @@ struct BrussInterleavedRhs {
     T const east = column == points - 1 ? west2 : east2;
     T const up = at[0] == 0 ? south : north;
     T const down = at[0] == points - 1 ? north : south;
-    T const spread = static_cast<T>(alpha * inv_h2) *
-                     (west + east + up + down - 4 * c);
+    T const spread =
+        static_cast<T>(alpha * inv_h2) * (west + east + up + down - 4 * c);
     T const du = 1 + c * c * east1 - static_cast<T>(4.4) * c;
     T const dv = static_cast<T>(3.4) * west1 - west1 * west1 * c;
     return (at[1] % 2 == 0 ? du : dv) + spread;
