@@ -180,6 +180,15 @@ TEST(FieldsStream3D, PlanRefusalsAndAuto) {
   EXPECT_EQ(chosen.policy, stencil::PolicyKind::naive) << chosen.reason;
   EXPECT_NE(chosen.reason.find("in 3D at radius 2"), std::string::npos)
       << chosen.reason;
+  using Heat = stencil::suite::HeatVarCoef<3>;
+  stencil::State<double, 3, Kokkos::CudaSpace> heat(
+      "heat", {40, 20, 40}, stencil::field_specs<Heat>({"u", "k"}),
+      {.halo = 1});
+  auto const heat_auto = stencil::plan(Space{}, heat, Heat{}, stencil::Auto{});
+  EXPECT_EQ(heat_auto.policy, stencil::PolicyKind::naive) << heat_auto.reason;
+  EXPECT_NE(heat_auto.reason.find("with a coefficient field"),
+            std::string::npos)
+      << heat_auto.reason;
   // ...but takes it on the radius-1 wave, where it led, wherever this build
   // has a depth of 2 or more.
   auto const wave_auto = stencil::plan(Space{}, wave, Wave{}, stencil::Auto{});
