@@ -172,21 +172,22 @@ void choose_fields_automatically(Plan& p, bool position_mapped) {
           "and this one is a rank's block of a distributed domain";
     } else {
       Plan native = p;
+      bool planned = true;
       try {
         plan_fields_with<ExecSpace, T, Op>(native, TemporalBlocking{});
       } catch (unsupported const& e) {
+        planned = false;
         why_not_native += concat(
             "; the native TemporalBlocking does not run "
             "this state: ",
             e.what());
-        native.depth = 0;
       }
-      if (Op::rank == 3 && native.depth == 1) {
+      if (planned && Op::rank == 3 && native.depth < 2) {
         why_not_native +=
             "; in 3D the native TemporalBlocking's default depth in this "
             "build is 1 (STENCIL_NATIVE_MAX_DEPTH), where its rims move more "
             "bytes than Naive";
-      } else if (native.depth >= 1) {
+      } else if (planned) {
         native.chosen_by_auto = true;
         native.reason = concat(
             "multi-field stencils in ",
