@@ -57,10 +57,10 @@ class FusedRun final : public stencil::ode::detail::StepRun {
         "its tiles' blocks with barriers in global memory)");
     auto power_of_two = [](int c) { return c >= 0 && (c & (c - 1)) == 0; };
     int const asked = request.cluster_x * request.cluster_y;
-    m_global = request.barrier == TileBarrier::global_memory ||
-               (request.barrier == TileBarrier::automatic &&
-                (!clusters || asked > largest_cluster));
-    int const largest = m_global ? largest_global_tile : largest_cluster;
+    bool const global = request.barrier == TileBarrier::global_memory ||
+                        (request.barrier == TileBarrier::automatic &&
+                         (!clusters || asked > largest_cluster));
+    int const largest = global ? largest_global_tile : largest_cluster;
     STENCIL_EXPECT(
         power_of_two(request.cluster_x) && power_of_two(request.cluster_y) &&
             asked <= largest,
@@ -76,17 +76,17 @@ class FusedRun final : public stencil::ode::detail::StepRun {
     int const nx = state.extent(1), ny = state.extent(0);
     (void)with_stages(m_tableau.stages, [&](auto stages) {
       constexpr int S = decltype(stages)::value;
-      if (request.resident && !m_global) {
+      if (request.resident && !global) {
         m_resident = pick_resident<S>(request, nx, ny);
       }
-      if (!m_resident) pick<S>(request, nx, ny);
+      if (!m_resident) pick<S>(request, global, nx, ny);
       // Once per run, not per step: the chosen tile's shared memory and
       // cluster size (the plan's queries set them for other shapes too).
       auto const function = kernel<S>();
       allow_dynamic_shared(function, m_shape.shared_bytes);
-      if (!m_global) allow_large_clusters(function);
+      if (!global) allow_large_clusters(function);
     });
-    if (m_global) {
+    if (m_shape.global_barrier) {
       std::size_t const block_values =
           2 * static_cast<std::size_t>(W) * m_shape.slot_cells;
       std::size_t const values =
@@ -150,7 +150,7 @@ class FusedRun final : public stencil::ode::detail::StepRun {
   long long evaluations() const override { return m_evaluations; }
 
   std::string description() const override {
-    if (m_global) {
+    if (m_shape.global_barrier) {
       return stencil::detail::concat(
           "Fused (tiles of ", m_shape.cluster_x, "x", m_shape.cluster_y,
           " blocks that meet in global memory, ", m_shape.tile_x(), "x",
@@ -187,7 +187,7 @@ class FusedRun final : public stencil::ode::detail::StepRun {
           params<S>(t0, dt, estimate, absolute, relative);
       p.first = first;
       p.steps = steps;
-      if (m_global) {
+      if (m_shape.global_barrier) {
         STENCIL_CUDA_CHECK(cudaMemsetAsync(m_counters.data(), 0,
                                            m_counters.size() * sizeof(unsigned),
                                            m_space.cuda_stream()));
@@ -234,7 +234,7 @@ class FusedRun final : public stencil::ode::detail::StepRun {
   template <int S>
   auto kernel() const {
     if (m_resident) return fused_function<T, Rhs, S, true>();
-    if (m_global) return fused_function<T, Rhs, S, false, true>();
+    if (m_shape.global_barrier) return fused_function<T, Rhs, S, false, true>();
     return fused_function<T, Rhs, S, false>();
   }
 
@@ -244,13 +244,14 @@ class FusedRun final : public stencil::ode::detail::StepRun {
   /// at a time) and taking a larger cluster only for 3% less (every block
   /// waits at each stage's barrier); among those CUDA can run. The figures
   /// are fitted in docs/decisions/ode-fused-plan.md. Tiles that meet in
-  /// global memory are weighed the same, up to largest_global_tile blocks.
+  /// global memory (`global`) are weighed the same, up to
+  /// largest_global_tile blocks.
   template <int S>
-  void pick(stencil::ode::Fused request, int nx, int ny) {
+  void pick(stencil::ode::Fused request, bool global, int nx, int ny) {
     double best = -1.0;
     std::string tried;
     bool const chosen = request.cluster_x > 0 || request.cluster_y > 0;
-    int const largest = m_global ? largest_global_tile : largest_cluster;
+    int const largest = global ? largest_global_tile : largest_cluster;
     for (int cy : {1, 2, 4, 8, 16, 32, 64}) {
       for (int cx : {1, 2, 4, 8, 16, 32, 64}) {
         if (cx * cy > largest) continue;
@@ -259,9 +260,9 @@ class FusedRun final : public stencil::ode::detail::StepRun {
         double work = 0.0;
         FusedShape shape = shape_for<T, Fields, S>(cx, cy, nx, ny, work);
         if (work < 0) continue;
-        shape.global_barrier = m_global;
-        int const fit = m_global ? concurrent_tiles<T, Rhs, S>(shape)
-                                 : resident_clusters<T, Rhs, S>(shape);
+        shape.global_barrier = global;
+        int const fit = global ? concurrent_tiles<T, Rhs, S>(shape)
+                               : resident_clusters<T, Rhs, S>(shape);
         if (fit < 1) {
           tried += stencil::detail::concat(" ", cx, "x", cy);
           continue;
@@ -329,7 +330,6 @@ class FusedRun final : public stencil::ode::detail::StepRun {
   stencil::ode::Tableau m_tableau;
   FusedShape m_shape;
   bool m_resident = false;
-  bool m_global = false;  ///< the tile's blocks meet in global memory
   Kokkos::View<T*, Kokkos::CudaSpace> m_exchange;
   Kokkos::View<unsigned*, Kokkos::CudaSpace> m_counters;
   Kokkos::View<double, Kokkos::CudaSpace> m_error;
