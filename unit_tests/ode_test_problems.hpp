@@ -24,6 +24,25 @@ struct HeatRhs {
   }
 };
 
+/// Diffusion that reaches 2 values along x and 1 row along y, as the
+/// interleaved BRUSS2D does (`within<1, 2>`), on whatever sides the state
+/// has: the native Fused plan gives its threads two columns of the box.
+struct WideHeatRhs {
+  static constexpr int rank = 2;
+  static constexpr auto shape = stencil::Shape::star;
+  using fields = stencil::fields<stencil::field<2>>::within<1, 2>;
+  static constexpr char const* name = "wide-heat-rhs";
+  double scale = 0.2;
+  template <class In>
+  KOKKOS_FUNCTION auto operator()(In const& in) const {
+    using T = typename In::value_type;
+    auto const u = stencil::read<0>(in);
+    T const along_y = u(-1, 0) + u(1, 0) - 2 * u(0, 0);
+    T const along_x = u(0, -2) + u(0, 2) + u(0, -1) + u(0, 1) - 4 * u(0, 0);
+    return static_cast<T>(scale) * (along_y + along_x);
+  }
+};
+
 /// HeatRhs that records, in `outside`, whether it was ever evaluated at a
 /// position past the domain: a right-hand side may index arrays of its own
 /// by position, so no plan may show it one, even for a value it drops.

@@ -356,6 +356,65 @@ std::array<long, 2> tiles_and_slots(std::string const& plan) {
   return {t, slots};
 }
 
+/// A right-hand side that reaches further along x than along y gives each
+/// thread two columns of its block's box where k has room (one written
+/// field, up to four stages): every side, clusters one and two blocks wide,
+/// several tiles along x, and tiles that meet in global memory.
+TEST(OdePlans, FusedTwoColumnBoxesMatchUnfused) {
+  if constexpr (!native) {
+    GTEST_SKIP()
+        << "the native CUDA plan's cases (tst_ode_tiled_fused.cpp: the host's)";
+  } else {
+    using stencil_test::WideHeatRhs;
+#if defined(KOKKOS_ENABLE_CUDA) && STENCIL_ENABLE_NATIVE_CUDA
+    using stencil::native_cuda::ode::fused_columns;
+    using stencil::native_cuda::ode::fused_rows;
+    static_assert(fused_columns<WideHeatRhs::fields, 4>() == 2 &&
+                  fused_columns<WideHeatRhs::fields, 1>() == 2 &&
+                  fused_columns<WideHeatRhs::fields, 7>() == 1 &&
+                  fused_columns<HeatRhs::fields, 4>() == 1 &&
+                  fused_rows<WideHeatRhs::fields, 4>() == 2);
+#endif
+    std::vector<Sides> sides = mixed_sides();
+    sides.push_back(all(Boundary::neumann));
+    sides.push_back(all(Boundary::reflecting));
+    // A block of 8 rows: four stages need tiles of two blocks or more
+    // along y to keep 4 rows past their rims of 4.
+    std::array<std::array<int, 2>, 4> const clusters = {
+        {{1, 2}, {2, 2}, {1, 4}, {2, 4}}};
+    WideHeatRhs const rhs{};
+    for (auto const& s : sides) {
+      for (auto const& c : clusters) {
+        std::string const what = "wide heat cluster " + std::to_string(c[0]) +
+                                 "x" + std::to_string(c[1]);
+        // 301 values along x: three tiles one block wide, two two wide.
+        for (Method m : {Method::forward_euler, Method::bogacki_shampine}) {
+          expect_as_unfused<double>(rhs, {{61, 301}, s, 5, 0.05, 2}, m,
+                                    stencil::ode::Fused{c[0], c[1]}, what);
+        }
+        expect_as_unfused<float>(rhs, {{61, 301}, s, 3, 0.05, 2}, Method::rk4,
+                                 stencil::ode::Fused{c[0], c[1]}, what);
+      }
+      // One stage: tiles of a single block.
+      expect_as_unfused<double>(
+          rhs, {{61, 301}, s, 3, 0.05, 2}, Method::forward_euler,
+          stencil::ode::Fused{1, 1}, "wide heat cluster 1x1");
+      stencil::ode::Fused global{2, 2};
+      global.barrier = stencil::ode::TileBarrier::global_memory;
+      EXPECT_GT(tiles_and_slots(expect_as_unfused<double>(
+                    rhs, {{61, 301}, s, 4, 0.05, 2}, Method::rk4, global,
+                    "wide heat, global barrier"))[0],
+                0);
+    }
+    // Smaller than one tile, and the resident kernel (one column a thread).
+    expect_as_unfused<double>(rhs, {{7, 9}, all(Boundary::neumann), 3, 0.05, 2},
+                              Method::bogacki_shampine, stencil::ode::Fused{},
+                              "wide heat tiny");
+    print_largest_seen<double>();
+    print_largest_seen<float>();
+  }
+}
+
 /// Tiles whose blocks meet in global memory (paper 001's barriers, where
 /// clusters do not fit): every problem and method in both precisions, the
 /// sides, tiles of one block to more than a cluster holds, and more tiles

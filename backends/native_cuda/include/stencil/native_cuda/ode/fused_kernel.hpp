@@ -64,8 +64,9 @@ inline constexpr int threads_y = 4;
 inline constexpr int threads_per_block = threads_x * threads_y;
 inline constexpr int max_stages = 8;
 
-/// Rows of the block's box each thread owns: k_1..k_s of every written
-/// field at each of its cells stay in registers, about 32 values a thread.
+/// Cells of the block's box each thread owns (rows, or rows of two columns:
+/// fused_columns): k_1..k_s of every written field at each of its cells
+/// stay in registers, about 32 values a thread.
 /// In double at four stages that spills a few registers, which costs less
 /// than half the cells would: each cell more shares the two barriers of a
 /// stage. More than 4 (8 for one written field at four stages) left too few
@@ -180,6 +181,27 @@ inline constexpr int fused_radius[2] = {
     stencil::detail::largest_radius_along<Fields>(0),
     stencil::detail::largest_radius_along<Fields>(1)};
 
+/// Columns of the block's box each thread owns, threads_x apart so that a
+/// warp's loads stay contiguous: two where the fields reach further along
+/// x than along y (the interleaved BRUSS2D: 2 values along a row, 1 row)
+/// and one written field has at most four stages, and the thread's cells
+/// then take half the rows. A tile's rims are stages x radius deep on each
+/// side, so the box twice as wide halves their share along the deeper axis.
+/// (Keeping four rows as well doubled k and lost to spills; seven and eight
+/// stages keep one column, unmeasured: docs/decisions/ode-fused-plan.md.)
+template <class Fields, int Stages>
+__host__ __device__ constexpr int fused_columns() {
+  bool const few = Stages * Fields::written_count <= 4;
+  return few && fused_radius<Fields>[0] > fused_radius<Fields>[1] ? 2 : 1;
+}
+
+/// Rows of the box each thread of a tiled block owns.
+template <class Fields, int Stages>
+__host__ __device__ constexpr int fused_rows() {
+  return cells_per_thread(Stages, Fields::written_count) /
+         fused_columns<Fields, Stages>();
+}
+
 /// The interior cell a halo cell `g` of an axis with `n` cells mirrors
 /// (itself where that side is not mirrored).
 __device__ __forceinline__ int mirrored(int g, int n, Boundary low,
@@ -203,16 +225,23 @@ __global__ void __launch_bounds__(
   constexpr int r[2] = {rx, ry};
   constexpr int reach[2] = {Stages * rx, Stages * ry};
   constexpr int cells = Resident ? resident_cells_per_thread(Stages, W)
-                                 : cells_per_thread(Stages, W);
-  constexpr int own_x = threads_x;
+                                 : fused_rows<Fields, Stages>();
+  constexpr int columns = Resident ? 1 : fused_columns<Fields, Stages>();
+  // Cell q of a thread: column q / cells, row q % cells.
+  constexpr int thread_cells = cells * columns;
+  constexpr int own_x = threads_x * columns;
   constexpr int own_y = threads_y * cells;
   // The block's box grown by the radii: what its stage kernels read.
   constexpr int ex = own_x + 2 * rx;
   constexpr int ey = own_y + 2 * ry;
   constexpr int slot_cells = ex * ey;
-  // Grown-box rows each thread loads, in one or two columns.
+  // Grown-box rows each thread loads, in each of its columns.
   constexpr int load_rows = (ey + threads_y - 1) / threads_y;
-  static_assert(2 * load_rows <= 32, "one bit of `valid` per cell loaded");
+  // A thread's columns of the box, and one of the 2 rx columns past it.
+  constexpr int load_columns = columns + 1;
+  static_assert(load_columns * load_rows <= 32,
+                "one bit of `valid` per cell loaded");
+  static_assert(thread_cells <= 32, "one bit of `exported` per cell");
   static_assert(2 * rx <= threads_x, "a thread loads one column past the box");
   extern __shared__ __align__(16) unsigned char shared_raw[];
   T* const shared = reinterpret_cast<T*>(shared_raw);
@@ -286,7 +315,7 @@ __global__ void __launch_bounds__(
 
   // One pass over the grown box (within the padded array) loads every
   // field, a written one into both slots so that a fixed halo holds in
-  // either. A thread loads its own column of the box and, where it has
+  // either. A thread loads its own columns of the box and, where it has
   // one, one of the 2 rx columns past the box's, on every threads_y-th row:
   // what decides whether a cell is loaded splits into a part per column,
   // worked out once, and one per row. Every load is issued before the first
@@ -296,14 +325,17 @@ __global__ void __launch_bounds__(
     gx = domain(0, cx);
     return in_tile(0, cx) && in_padded(0, gx);
   };
-  int const lx[2] = {static_cast<int>(threadIdx.x),
-                     own_x + static_cast<int>(threadIdx.x)};
-  int gx_load[2];
-  bool const column_loaded[2] = {
-      column(lx[0], gx_load[0]),
-      static_cast<int>(threadIdx.x) < 2 * rx && column(lx[1], gx_load[1])};
-  T loaded[load_rows][2][Fields::count];
-  unsigned valid = 0;  // bit 2 j + c: row j's cell of column c is loaded
+  int lx[load_columns], gx_load[load_columns];
+  bool column_loaded[load_columns];
+#pragma unroll
+  for (int c = 0; c < load_columns; ++c) {
+    lx[c] = static_cast<int>(threadIdx.x) + threads_x * c;
+    column_loaded[c] =
+        (c < columns || static_cast<int>(threadIdx.x) < 2 * rx) &&
+        column(lx[c], gx_load[c]);
+  }
+  T loaded[load_rows][load_columns][Fields::count];
+  unsigned valid = 0;  // bit load_columns j + c: row j's cell of column c
 #pragma unroll
   for (int j = 0; j < load_rows; ++j) {
     int const ly = static_cast<int>(threadIdx.y) + threads_y * j;
@@ -312,9 +344,9 @@ __global__ void __launch_bounds__(
     if (ly >= ey || !in_tile(1, cy) || !in_padded(1, gy)) continue;
     std::int64_t const row = p.layout.template offset<std::int64_t>(0, gy, 0);
 #pragma unroll
-    for (int c = 0; c < 2; ++c) {
+    for (int c = 0; c < load_columns; ++c) {
       if (!column_loaded[c]) continue;
-      valid |= 1u << (2 * j + c);
+      valid |= 1u << (load_columns * j + c);
       for_each_field<Fields>([&](auto field) {
         constexpr int f = decltype(field)::value;
         loaded[j][c][f] = p.in[f][row + gx_load[c]];
@@ -324,8 +356,8 @@ __global__ void __launch_bounds__(
 #pragma unroll
   for (int j = 0; j < load_rows; ++j) {
 #pragma unroll
-    for (int c = 0; c < 2; ++c) {
-      if ((valid & (1u << (2 * j + c))) == 0) continue;
+    for (int c = 0; c < load_columns; ++c) {
+      if ((valid & (1u << (load_columns * j + c))) == 0) continue;
       int const at =
           (static_cast<int>(threadIdx.y) + threads_y * j) * ex + lx[c];
       for_each_field<Fields>([&](auto field) {
@@ -438,35 +470,43 @@ __global__ void __launch_bounds__(
                thread == 0);
   }
 
-  // The thread's cells: column box_x + threadIdx.x, rows box_y +
-  // threadIdx.y + threads_y * m. A cell outside the domain (a fixed or
-  // mirrored halo) is evaluated too, its result never stored, at the
-  // nearest interior position: the right-hand side then only ever sees
-  // positions it would in Unfused.
+  // The thread's cells: columns box_x + threadIdx.x + threads_x v, rows
+  // box_y + threadIdx.y + threads_y m; cell q is column q / cells, row q %
+  // cells. A cell outside the domain (a fixed or mirrored halo) is evaluated
+  // too, its result never stored, at the nearest interior position: the
+  // right-hand side then only ever sees positions it would in Unfused.
   auto evaluated_at = [&](int a, int c) {
     int const g = domain(a, c);
     return g < 0 ? 0 : (g >= n[a] ? n[a] - 1 : g);
   };
-  int const x = box[0] + static_cast<int>(threadIdx.x);
-  int const gx = evaluated_at(0, x);
-  int const stages_x = stages_along(0, x);
-  T y_n[cells][W];
-  T k[Stages][cells][W];
-  int computed_by[cells];  // cell m is stored by stages 0..computed_by-1
+  int x[columns], gx[columns], stages_x[columns];
+#pragma unroll
+  for (int v = 0; v < columns; ++v) {
+    x[v] = box[0] + static_cast<int>(threadIdx.x) + threads_x * v;
+    gx[v] = evaluated_at(0, x[v]);
+    stages_x[v] = stages_along(0, x[v]);
+  }
+  T y_n[thread_cells][W];
+  T k[Stages][thread_cells][W];
+  int computed_by[thread_cells];  // cell q is stored by stages 0..computed_by-1
   int gy[cells];
 #pragma unroll
   for (int m = 0; m < cells; ++m) {
     int const y = box[1] + static_cast<int>(threadIdx.y) + threads_y * m;
-    for_each_field<Fields>([&](auto field) {
-      constexpr int f = decltype(field)::value;
-      if constexpr (Fields::written[f]) {
-        y_n[m][written_index<Fields>(f)] =
-            slot(fused_slot_base<Fields>(f))[local(x, y)];
-      }
-    });
     int const stages_y = stages_along(1, y);
-    computed_by[m] = stages_x < stages_y ? stages_x : stages_y;
     gy[m] = evaluated_at(1, y);
+#pragma unroll
+    for (int v = 0; v < columns; ++v) {
+      int const q = v * cells + m;
+      for_each_field<Fields>([&](auto field) {
+        constexpr int f = decltype(field)::value;
+        if constexpr (Fields::written[f]) {
+          y_n[q][written_index<Fields>(f)] =
+              slot(fused_slot_base<Fields>(f))[local(x[v], y)];
+        }
+      });
+      computed_by[q] = stages_x[v] < stages_y ? stages_x[v] : stages_y;
+    }
   }
   // GlobalBarrier: the cells other blocks read, whose stage values go to the
   // buffer (bit m: cell m), as paper 001 writes only what is read. Those
@@ -479,13 +519,14 @@ __global__ void __launch_bounds__(
       int const g = domain(a, c);
       return !wrap[a] && (g <= p.layout.halo || g >= n[a] - 1 - p.layout.halo);
     };
-    int const lx = static_cast<int>(threadIdx.x);
-    bool const column = lx < rx || lx >= own_x - rx || near_edge(0, x);
 #pragma unroll
-    for (int m = 0; m < cells; ++m) {
+    for (int q = 0; q < thread_cells; ++q) {
+      int const v = q / cells, m = q % cells;
+      int const lx = static_cast<int>(threadIdx.x) + threads_x * v;
       int const ly = static_cast<int>(threadIdx.y) + threads_y * m;
+      bool const column = lx < rx || lx >= own_x - rx || near_edge(0, x[v]);
       bool const row = ly < ry || ly >= own_y - ry || near_edge(1, box[1] + ly);
-      if (column || row) exported |= 1u << m;
+      if (column || row) exported |= 1u << q;
     }
   }
 
@@ -515,24 +556,26 @@ __global__ void __launch_bounds__(
     // outside this stage's trapezoid reads stale neighbours and its result
     // is dropped below. (A branch per cell kept each cell's loads apart.)
 #pragma unroll
-    for (int m = 0; m < cells; ++m) {
+    for (int q = 0; q < thread_cells; ++q) {
+      int const v = q / cells, m = q % cells;
       int const y = box[1] + static_cast<int>(threadIdx.y) + threads_y * m;
       auto const result =
           p.rhs(stencil::detail::FieldsNeighbourhood<T, 2, Fields>{
-              buffers, local(x, y), ex, 0, 0, gy[m], gx, t});
+              buffers, local(x[v], y), ex, 0, 0, gy[m], gx[v], t});
 #pragma unroll
       for (int w = 0; w < W; ++w) {
         if constexpr (requires { result.value[0]; }) {
-          k[i][m][w] = static_cast<T>(result.value[w]);
+          k[i][q][w] = static_cast<T>(result.value[w]);
         } else {
-          k[i][m][w] = static_cast<T>(result);
+          k[i][q][w] = static_cast<T>(result);
         }
       }
     }
 #pragma unroll
-    for (int m = 0; m < cells; ++m) {
+    for (int q = 0; q < thread_cells; ++q) {
+      int const v = q / cells, m = q % cells;
       int const y = box[1] + static_cast<int>(threadIdx.y) + threads_y * m;
-      int const at = local(x, y);
+      int const at = local(x[v], y);
       // As the Unfused plan: the combination in double, from k stored in T.
       // A resident step's last stage leaves y_n+1 where the next step's
       // first stage reads its Y_1, and in y_n.
@@ -546,29 +589,29 @@ __global__ void __launch_bounds__(
             for (int j = 0; j <= i; ++j) {
               double const weight =
                   i + 1 < Stages ? p.tableau.a[i + 1][j] : p.tableau.b[j];
-              combination += weight * static_cast<double>(k[j][m][w]);
+              combination += weight * static_cast<double>(k[j][q][w]);
             }
-            T const value = static_cast<T>(static_cast<double>(y_n[m][w]) +
+            T const value = static_cast<T>(static_cast<double>(y_n[q][w]) +
                                            p.dt * combination);
-            if (i < computed_by[m]) {
+            if (i < computed_by[q]) {
               slot(fused_slot_base<Fields>(f) + (current ^ 1))[at] = value;
             }
             if constexpr (GlobalBarrier) {
               // Computed or not: a neighbour that reads an uncomputed cell
               // drops what it computes from it, but reads nothing unwritten.
-              if ((exported & (1u << m)) != 0) {
+              if ((exported & (1u << q)) != 0) {
                 __stcg(p.exchange + exchange_block(rank) +
                            ((current ^ 1) * W + w) * slot_cells + at,
                        value);
               }
             }
-            if (i + 1 == Stages) y_n[m][w] = value;
+            if (i + 1 == Stages) y_n[q][w] = value;
           }
         });
       } else {
         // The last stage: y_n+1 where the tile owns the cell.
-        int const gyo = y + origin[1], gxo = x + origin[0];
-        bool const owned = i < computed_by[m] && gxo >= 0 && gxo < n[0] &&
+        int const gyo = y + origin[1], gxo = x[v] + origin[0];
+        bool const owned = i < computed_by[q] && gxo >= 0 && gxo < n[0] &&
                            gyo >= 0 && gyo < n[1];
         if (!owned) continue;
         std::int64_t const to =
@@ -578,16 +621,16 @@ __global__ void __launch_bounds__(
           double combination = 0.0;
 #pragma unroll
           for (int j = 0; j < Stages; ++j) {
-            combination += p.tableau.b[j] * static_cast<double>(k[j][m][w]);
+            combination += p.tableau.b[j] * static_cast<double>(k[j][q][w]);
           }
-          double const before = static_cast<double>(y_n[m][w]);
+          double const before = static_cast<double>(y_n[q][w]);
           double const after = before + p.dt * combination;
           p.out[w][to] = static_cast<T>(after);
           if (p.error_squares != nullptr) {
             double estimate = 0.0;
 #pragma unroll
             for (int j = 0; j < Stages; ++j) {
-              estimate += p.tableau.e[j] * static_cast<double>(k[j][m][w]);
+              estimate += p.tableau.e[j] * static_cast<double>(k[j][q][w]);
             }
             double const scale =
                 p.absolute + p.relative * fmax(fabs(before), fabs(after));

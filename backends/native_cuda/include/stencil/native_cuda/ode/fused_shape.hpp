@@ -145,7 +145,8 @@ FusedShape shape_for(int cx, int cy, int nx, int ny, double& work) {
   FusedShape s;
   s.cluster_x = cx;
   s.cluster_y = cy;
-  s.own_y = threads_y * cells_per_thread(Stages, Fields::written_count);
+  s.own_x = threads_x * fused_columns<Fields, Stages>();
+  s.own_y = threads_y * fused_rows<Fields, Stages>();
   int const valid_x = s.tile_x() - 2 * Stages * rx;
   int const valid_y = s.tile_y() - 2 * Stages * ry;
   work = -1.0;
