@@ -27,12 +27,9 @@ struct HeatRhs {
 /// Diffusion that reaches 2 values along x and 1 row along y, as the
 /// interleaved BRUSS2D does (`within<1, 2>`), on whatever sides the state
 /// has: the native Fused plan gives its threads two columns of the box.
-struct WideHeatRhs {
-  static constexpr int rank = 2;
-  static constexpr auto shape = stencil::Shape::star;
+struct WideHeatRhs : HeatRhs {
   using fields = stencil::fields<stencil::field<2>>::within<1, 2>;
   static constexpr char const* name = "wide-heat-rhs";
-  double scale = 0.2;
   template <class In>
   KOKKOS_FUNCTION auto operator()(In const& in) const {
     using T = typename In::value_type;

@@ -382,7 +382,7 @@ TEST(OdePlans, FusedTwoColumnBoxesMatchUnfused) {
     // along y to keep 4 rows past their rims of 4.
     std::array<std::array<int, 2>, 4> const clusters = {
         {{1, 2}, {2, 2}, {1, 4}, {2, 4}}};
-    WideHeatRhs const rhs{};
+    WideHeatRhs const rhs{{0.2}};
     for (auto const& s : sides) {
       for (auto const& c : clusters) {
         std::string const what = "wide heat cluster " + std::to_string(c[0]) +
