@@ -365,15 +365,15 @@ TEST(OdePlans, FusedTwoColumnBoxesMatchUnfused) {
     GTEST_SKIP()
         << "the native CUDA plan's cases (tst_ode_tiled_fused.cpp: the host's)";
   } else {
-    using stencil_test::WideHeatRhs;
+    using stencil_test::WithinRhs;
 #if defined(KOKKOS_ENABLE_CUDA) && STENCIL_ENABLE_NATIVE_CUDA
     using stencil::native_cuda::ode::fused_columns;
     using stencil::native_cuda::ode::fused_rows;
-    static_assert(fused_columns<WideHeatRhs::fields, 4>() == 2 &&
-                  fused_columns<WideHeatRhs::fields, 1>() == 2 &&
-                  fused_columns<WideHeatRhs::fields, 7>() == 1 &&
+    static_assert(fused_columns<WithinRhs::fields, 4>() == 2 &&
+                  fused_columns<WithinRhs::fields, 1>() == 2 &&
+                  fused_columns<WithinRhs::fields, 7>() == 1 &&
                   fused_columns<HeatRhs::fields, 4>() == 1 &&
-                  fused_rows<WideHeatRhs::fields, 4>() == 2);
+                  fused_rows<WithinRhs::fields, 4>() == 2);
 #endif
     std::vector<Sides> sides = mixed_sides();
     sides.push_back(all(Boundary::neumann));
@@ -382,10 +382,10 @@ TEST(OdePlans, FusedTwoColumnBoxesMatchUnfused) {
     // along y to keep 4 rows past their rims of 4.
     std::array<std::array<int, 2>, 4> const clusters = {
         {{1, 2}, {2, 2}, {1, 4}, {2, 4}}};
-    WideHeatRhs const rhs{{0.2}};
+    WithinRhs const rhs{};
     for (auto const& s : sides) {
       for (auto const& c : clusters) {
-        std::string const what = "wide heat cluster " + std::to_string(c[0]) +
+        std::string const what = "within cluster " + std::to_string(c[0]) +
                                  "x" + std::to_string(c[1]);
         // 301 values along x: three tiles one block wide, two two wide.
         for (Method m : {Method::forward_euler, Method::bogacki_shampine}) {
@@ -398,18 +398,18 @@ TEST(OdePlans, FusedTwoColumnBoxesMatchUnfused) {
       // One stage: tiles of a single block.
       expect_as_unfused<double>(
           rhs, {{61, 301}, s, 3, 0.05, 2}, Method::forward_euler,
-          stencil::ode::Fused{1, 1}, "wide heat cluster 1x1");
+          stencil::ode::Fused{1, 1}, "within cluster 1x1");
       stencil::ode::Fused global{2, 2};
       global.barrier = stencil::ode::TileBarrier::global_memory;
       EXPECT_GT(tiles_and_slots(expect_as_unfused<double>(
                     rhs, {{61, 301}, s, 4, 0.05, 2}, Method::rk4, global,
-                    "wide heat, global barrier"))[0],
+                    "within, global barrier"))[0],
                 0);
     }
     // Smaller than one tile, and the resident kernel (one column a thread).
     expect_as_unfused<double>(rhs, {{7, 9}, all(Boundary::neumann), 3, 0.05, 2},
                               Method::bogacki_shampine, stencil::ode::Fused{},
-                              "wide heat tiny");
+                              "within tiny");
     print_largest_seen<double>();
     print_largest_seen<float>();
   }

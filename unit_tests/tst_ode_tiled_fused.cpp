@@ -106,23 +106,6 @@ struct Box3dRhs {
   }
 };
 
-/// Reads 2 cells away along x and 1 along y (`within<1, 2>`), halo
-/// included: each axis's rims and halo refresh at its own reach.
-struct WithinRhs {
-  static constexpr int rank = 2;
-  static constexpr auto shape = stencil::Shape::star;
-  using fields = stencil::fields<stencil::field<2>>::within<1, 2>;
-  static constexpr char const* name = "within-rhs";
-  template <class In>
-  KOKKOS_FUNCTION auto operator()(In const& in) const {
-    using T = typename In::value_type;
-    auto const u = stencil::read<0>(in);
-    return static_cast<T>(0.3) * (u(-1, 0) + u(1, 0)) +
-           static_cast<T>(0.2) * (u(0, -2) + u(0, 2)) +
-           static_cast<T>(0.1) * (u(0, -1) + u(0, 1)) - 2 * u(0, 0);
-  }
-};
-
 /// Heat3dRhs declared 4 cells wide: rims of 4 x stages cells per side.
 struct WideHeat3dRhs : Heat3dRhs {
   using fields = stencil::fields<stencil::field<4>, stencil::coefficient<0>>;
@@ -136,12 +119,12 @@ using Space = Kokkos::DefaultHostExecutionSpace;
 using Memory = Space::memory_space;
 using stencil::Boundary;
 using stencil::ode::Method;
+using stencil_test::WithinRhs;
 using tiled_fused_test::Box2dRhs;
 using tiled_fused_test::Box3dRhs;
 using tiled_fused_test::Heat1dRhs;
 using tiled_fused_test::Heat3dRhs;
 using tiled_fused_test::WideHeat3dRhs;
-using tiled_fused_test::WithinRhs;
 
 using stencil_test::all;
 using stencil_test::Sides;
