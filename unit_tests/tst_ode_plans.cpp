@@ -358,7 +358,7 @@ std::array<long, 2> tiles_and_slots(std::string const& plan) {
 
 /// A right-hand side that reaches further along x than along y gives each
 /// thread two columns of its block's box where k has room (one written
-/// field, up to four stages): every side, clusters one and two blocks wide,
+/// field, up to eight stages): every side, clusters one and two blocks wide,
 /// several tiles along x, and tiles that meet in global memory.
 TEST(OdePlans, FusedTwoColumnBoxesMatchUnfused) {
   if constexpr (!native) {
@@ -371,7 +371,7 @@ TEST(OdePlans, FusedTwoColumnBoxesMatchUnfused) {
     using stencil::native_cuda::ode::fused_rows;
     static_assert(fused_columns<WithinRhs::fields, 4>() == 2 &&
                   fused_columns<WithinRhs::fields, 1>() == 2 &&
-                  fused_columns<WithinRhs::fields, 7>() == 1 &&
+                  fused_columns<WithinRhs::fields, 8>() == 2 &&
                   fused_columns<HeatRhs::fields, 4>() == 1 &&
                   fused_rows<WithinRhs::fields, 4>() == 2);
 #endif
@@ -394,6 +394,15 @@ TEST(OdePlans, FusedTwoColumnBoxesMatchUnfused) {
         }
         expect_as_unfused<float>(rhs, {{61, 301}, s, 3, 0.05, 2}, Method::rk4,
                                  stencil::ode::Fused{c[0], c[1]}, what);
+        // Seven and eight stages: rims of 8 rows need tiles of 4 blocks.
+        if (c[1] == 4) {
+          expect_as_unfused<double>(rhs, {{61, 301}, s, 3, 0.05, 2},
+                                    Method::verner56,
+                                    stencil::ode::Fused{c[0], c[1]}, what);
+          expect_as_unfused<float>(rhs, {{61, 301}, s, 2, 0.05, 2},
+                                   Method::dormand_prince,
+                                   stencil::ode::Fused{c[0], c[1]}, what);
+        }
       }
       // One stage: tiles of a single block.
       expect_as_unfused<double>(
@@ -445,9 +454,12 @@ TEST(OdePlans, FusedGlobalBarrierMatchesUnfused) {
           stencil::suite::GrayScottRhs{},
           {{141, 129}, all(Boundary::periodic), 3, 0.5}, m, global(2, 4),
           "gray-scott periodic, global barrier"));
+      // Seven and eight stages give this layout blocks of 8 rows (two
+      // columns a thread), and rims of 7 and 8 rows: tiles of 4 blocks.
+      bool const many = m == Method::dormand_prince || m == Method::verner56;
       expect_global(expect_as_unfused<double>(
           interleaved, {{37, 74}, all(Boundary::fixed), 3, 0.01, 2}, m,
-          global(2, 2), "bruss interleaved, global barrier"));
+          global(2, many ? 4 : 2), "bruss interleaved, global barrier"));
     }
     std::array<std::array<int, 2>, 6> const tiles = {
         {{1, 1}, {2, 1}, {1, 4}, {4, 4}, {1, 32}, {8, 8}}};

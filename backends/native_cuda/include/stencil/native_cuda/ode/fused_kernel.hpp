@@ -184,15 +184,16 @@ inline constexpr int fused_radius[2] = {
 /// Columns of the block's box each thread owns, threads_x apart so that a
 /// warp's loads stay contiguous: two where the fields reach further along
 /// x than along y (the interleaved BRUSS2D: 2 values along a row, 1 row)
-/// and one written field has at most four stages, and the thread's cells
-/// then take half the rows. A tile's rims are stages x radius deep on each
-/// side, so the box twice as wide halves their share along the deeper axis.
-/// (Keeping four rows as well doubled k and lost to spills; seven and eight
-/// stages keep one column, unmeasured: docs/decisions/ode-fused-plan.md.)
+/// and one field is written (a thread then owns four cells at up to
+/// max_stages), which take two rows of each column. A tile's rims are
+/// stages x radius deep on each side, so the box twice as wide halves their
+/// share along the deeper axis. (Keeping four rows as well doubled k and lost
+/// to spills: docs/decisions/ode-fused-plan.md.)
 template <class Fields, int Stages>
 __host__ __device__ constexpr int fused_columns() {
-  bool const few = Stages * Fields::written_count <= 4;
-  return few && fused_radius<Fields>[0] > fused_radius<Fields>[1] ? 2 : 1;
+  static_assert(Stages <= max_stages);
+  bool const one = Fields::written_count == 1;
+  return one && fused_radius<Fields>[0] > fused_radius<Fields>[1] ? 2 : 1;
 }
 
 /// Rows of the box each thread of a tiled block owns.
