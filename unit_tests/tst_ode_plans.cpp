@@ -356,10 +356,10 @@ std::array<long, 2> tiles_and_slots(std::string const& plan) {
   return {t, slots};
 }
 
-/// A right-hand side that reaches further along x than along y gives each
-/// thread two columns of its block's box where k has room (one written
-/// field, up to eight stages): every side, clusters one and two blocks wide,
-/// several tiles along x, and tiles that meet in global memory.
+/// A right-hand side of one written field that reaches further along x
+/// than along y gives each thread two columns of its block's box, at every
+/// method's stages: every side, clusters one and two blocks wide, several
+/// tiles along x, and tiles that meet in global memory.
 TEST(OdePlans, FusedTwoColumnBoxesMatchUnfused) {
   if constexpr (!native) {
     GTEST_SKIP()
