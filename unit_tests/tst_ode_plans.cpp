@@ -424,6 +424,46 @@ TEST(OdePlans, FusedTwoColumnBoxesMatchUnfused) {
   }
 }
 
+/// A right-hand side that evaluates a point's two interleaved values at
+/// once (BrussInterleavedRhs::rates_of_point) gives each thread of the
+/// tiled kernel a pair: an odd N, three blocks along x, clusters one and two
+/// blocks wide, four and eight stages, both precisions, and tiles that meet
+/// in global memory.
+TEST(OdePlans, FusedInterleavedPointsMatchUnfused) {
+  if constexpr (!native) {
+    GTEST_SKIP()
+        << "the native CUDA plan's cases (tst_ode_tiled_fused.cpp: the host's)";
+  } else {
+    using stencil::suite::BrussInterleavedRhs;
+#if defined(KOKKOS_ENABLE_CUDA) && STENCIL_ENABLE_NATIVE_CUDA
+    static_assert(
+        stencil::native_cuda::ode::PointRates<BrussInterleavedRhs, double> &&
+        stencil::native_cuda::ode::PointRates<BrussInterleavedRhs, float> &&
+        !stencil::native_cuda::ode::PointRates<stencil_test::WithinRhs,
+                                               double>);
+#endif
+    auto const rhs = BrussInterleavedRhs::for_points(151);  // 302 a row
+    Problem const p{{151, 302}, all(Boundary::fixed), 3, 0.002, 2};
+    for (std::array<int, 2> const c : {std::array<int, 2>{1, 4}, {2, 4}}) {
+      stencil::ode::Fused const fused{c[0], c[1]};
+      std::string const what = "interleaved points " + std::to_string(c[0]) +
+                               "x" + std::to_string(c[1]);
+      for (Method m : {Method::bogacki_shampine, Method::verner56}) {
+        expect_as_unfused<double>(rhs, p, m, fused, what);
+        expect_as_unfused<float>(rhs, p, m, fused, what);
+      }
+    }
+    stencil::ode::Fused global{2, 4};
+    global.barrier = stencil::ode::TileBarrier::global_memory;
+    EXPECT_GT(tiles_and_slots(expect_as_unfused<double>(
+                  rhs, p, Method::rk4, global,
+                  "interleaved points, global barrier"))[0],
+              0);
+    print_largest_seen<double>();
+    print_largest_seen<float>();
+  }
+}
+
 /// Tiles whose blocks meet in global memory (paper 001's barriers, where
 /// clusters do not fit): every problem and method in both precisions, the
 /// sides, tiles of one block to more than a cluster holds, and more tiles

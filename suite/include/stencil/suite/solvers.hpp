@@ -310,6 +310,33 @@ struct BrussInterleavedRhs {
     KOKKOS_IF_ON_HOST((return rate_choosing_values(in);))
   }
 
+  /// u_t and v_t of the point whose u value `in` is at (an even x), as
+  /// operator() computes them at x and x + 1: the fused CUDA kernel
+  /// evaluates a point at once where a right-hand side offers this, each
+  /// neighbouring pair one aligned load.
+  template <class In>
+  KOKKOS_FORCEINLINE_FUNCTION auto rates_of_point(In const& in) const {
+    using T = typename In::value_type;
+    auto const y = stencil::read<0>(in);
+    auto const at = in.position();
+    int const column = at[1] / 2;
+    int const west = column == 0 ? 2 : -2;
+    int const east = column == points - 1 ? -2 : 2;
+    int const up = at[0] == 0 ? 1 : -1;
+    int const down = at[0] == points - 1 ? -1 : 1;
+    T const u = y(0, 0), v = y(0, 1);
+    T const u_west = y(0, west), v_west = y(0, west + 1);
+    T const u_east = y(0, east), v_east = y(0, east + 1);
+    T const u_up = y(up, 0), v_up = y(up, 1);
+    T const u_down = y(down, 0), v_down = y(down, 1);
+    T const scale = static_cast<T>(alpha * inv_h2);
+    T const spread_u = scale * (u_west + u_east + u_up + u_down - 4 * u);
+    T const spread_v = scale * (v_west + v_east + v_up + v_down - 4 * v);
+    return stencil::values<T, 2>{
+        1 + u * u * v - static_cast<T>(4.4) * u + spread_u,
+        static_cast<T>(3.4) * u - u * u * v + spread_v};
+  }
+
  private:
   template <class In>
   KOKKOS_FORCEINLINE_FUNCTION auto rate_loading_what_it_uses(

@@ -188,7 +188,9 @@ inline constexpr int fused_radius[2] = {
 /// max_stages), which take two rows of each column. A tile's rims are
 /// stages x radius deep on each side, so the box twice as wide halves their
 /// share along the deeper axis. (Keeping four rows as well doubled k and lost
-/// to spills: docs/decisions/ode-fused-plan.md.)
+/// to spills: docs/decisions/ode-fused-plan.md.) A right-hand side that
+/// evaluates a point at once (PointRates) takes the two columns as the
+/// point's values instead, side by side.
 template <class Fields, int Stages>
 __host__ __device__ constexpr int fused_columns() {
   static_assert(Stages <= max_stages);
@@ -202,6 +204,18 @@ __host__ __device__ constexpr int fused_rows() {
   return cells_per_thread(Stages, Fields::written_count) /
          fused_columns<Fields, Stages>();
 }
+
+/// A right-hand side of one field stored as interleaved pairs (two values a
+/// point, the first at an even x) that evaluates a point at once:
+/// `rhs.rates_of_point(in)` returns the rates at x and x + 1 for `in` at the
+/// even x, as two calls of rhs(in) would.
+template <class Rhs, class T>
+concept PointRates = requires(
+    Rhs const& rhs,
+    stencil::detail::FieldsNeighbourhood<T, 2, typename Rhs::fields> const&
+        in) {
+  { rhs.rates_of_point(in).value[1] };
+};
 
 /// The interior cell a halo cell `g` of an axis with `n` cells mirrors
 /// (itself where that side is not mirrored).
@@ -487,19 +501,27 @@ __global__ void __launch_bounds__(
                thread == 0);
   }
 
-  // The thread's cells: columns box_x + threadIdx.x + threads_x v, rows
-  // box_y + threadIdx.y + threads_y m; cell q is column q / cells, row q %
-  // cells. A cell outside the domain (a fixed or mirrored halo) is evaluated
+  // The thread's cells: columns box_x + threadIdx.x + threads_x v (or, a
+  // point at once, box_x + 2 threadIdx.x + v), rows box_y + threadIdx.y +
+  // threads_y m; cell q is column q / cells, row q % cells. A cell outside the domain (a fixed or mirrored halo) is evaluated
   // too, its result never stored, at the nearest interior position: the
   // right-hand side then only ever sees positions it would in Unfused.
   auto evaluated_at = [&](int a, int c) {
     int const g = domain(a, c);
     return g < 0 ? 0 : (g >= n[a] ? n[a] - 1 : g);
   };
+  // A point at once (PointRates): a thread's two columns are the two
+  // values of a point, and a warp's points lie side by side, so that each
+  // neighbouring pair is one aligned 16-byte (8 in float) load. The
+  // right-hand side then loads and computes what it shares between the two
+  // values once, and no warp diverges on which value it computes.
+  constexpr bool points = columns == 2 && W == 1 && Fields::count == 1 &&
+                          rx % 2 == 0 && PointRates<Rhs, T>;
   int x[columns], gx[columns], stages_x[columns];
 #pragma unroll
   for (int v = 0; v < columns; ++v) {
-    x[v] = box[0] + static_cast<int>(threadIdx.x) + threads_x * v;
+    x[v] = points ? box[0] + 2 * static_cast<int>(threadIdx.x) + v
+                  : box[0] + static_cast<int>(threadIdx.x) + threads_x * v;
     gx[v] = evaluated_at(0, x[v]);
     stages_x[v] = stages_along(0, x[v]);
   }
@@ -539,7 +561,7 @@ __global__ void __launch_bounds__(
 #pragma unroll
     for (int q = 0; q < thread_cells; ++q) {
       int const v = q / cells, m = q % cells;
-      int const lx = static_cast<int>(threadIdx.x) + threads_x * v;
+      int const lx = x[v] - box[0];
       int const ly = static_cast<int>(threadIdx.y) + threads_y * m;
       bool const column = lx < rx || lx >= own_x - rx || near_edge(0, x[v]);
       bool const row = ly < ry || ly >= own_y - ry || near_edge(1, box[1] + ly);
@@ -572,19 +594,33 @@ __global__ void __launch_bounds__(
     // that the compiler interleaves their shared-memory loads; a cell
     // outside this stage's trapezoid reads stale neighbours and its result
     // is dropped below. (A branch per cell kept each cell's loads apart.)
+    if constexpr (points) {
 #pragma unroll
-    for (int q = 0; q < thread_cells; ++q) {
-      int const v = q / cells, m = q % cells;
-      int const y = box[1] + static_cast<int>(threadIdx.y) + threads_y * m;
-      auto const result =
-          p.rhs(stencil::detail::FieldsNeighbourhood<T, 2, Fields>{
-              buffers, local(x[v], y), ex, 0, 0, gy[m], gx[v], t});
+      for (int m = 0; m < cells; ++m) {
+        int const y = box[1] + static_cast<int>(threadIdx.y) + threads_y * m;
+        // At the even value's position: that of a point past the domain's
+        // end is clamped to the last, odd, value.
+        auto const rates = p.rhs.rates_of_point(
+            stencil::detail::FieldsNeighbourhood<T, 2, Fields>{
+                buffers, local(x[0], y), ex, 0, 0, gy[m], gx[0] & ~1, t});
+        k[i][m][0] = static_cast<T>(rates.value[0]);
+        k[i][cells + m][0] = static_cast<T>(rates.value[1]);
+      }
+    } else {
 #pragma unroll
-      for (int w = 0; w < W; ++w) {
-        if constexpr (requires { result.value[0]; }) {
-          k[i][q][w] = static_cast<T>(result.value[w]);
-        } else {
-          k[i][q][w] = static_cast<T>(result);
+      for (int q = 0; q < thread_cells; ++q) {
+        int const v = q / cells, m = q % cells;
+        int const y = box[1] + static_cast<int>(threadIdx.y) + threads_y * m;
+        auto const result =
+            p.rhs(stencil::detail::FieldsNeighbourhood<T, 2, Fields>{
+                buffers, local(x[v], y), ex, 0, 0, gy[m], gx[v], t});
+#pragma unroll
+        for (int w = 0; w < W; ++w) {
+          if constexpr (requires { result.value[0]; }) {
+            k[i][q][w] = static_cast<T>(result.value[w]);
+          } else {
+            k[i][q][w] = static_cast<T>(result);
+          }
         }
       }
     }
