@@ -426,9 +426,9 @@ TEST(OdePlans, FusedTwoColumnBoxesMatchUnfused) {
 
 /// A right-hand side that evaluates a point's two interleaved values at
 /// once (BrussInterleavedRhs::rates_of_point) gives each thread of the
-/// tiled kernel a pair: an odd N, three blocks along x, clusters one and two
-/// blocks wide, four and eight stages, both precisions, and tiles that meet
-/// in global memory.
+/// tiled kernel a pair: an odd N, two blocks along x and tiles along both
+/// axes, clusters one and two blocks wide, four and eight stages, both
+/// precisions, and tiles that meet in global memory.
 TEST(OdePlans, FusedInterleavedPointsMatchUnfused) {
   if constexpr (!native) {
     GTEST_SKIP()
@@ -442,8 +442,8 @@ TEST(OdePlans, FusedInterleavedPointsMatchUnfused) {
         !stencil::native_cuda::ode::PointRates<stencil_test::WithinRhs,
                                                double>);
 #endif
-    auto const rhs = BrussInterleavedRhs::for_points(151);  // 302 a row
-    Problem const p{{151, 302}, all(Boundary::fixed), 3, 0.002, 2};
+    auto const rhs = BrussInterleavedRhs::for_points(75);  // 150 a row
+    Problem const p{{75, 150}, all(Boundary::fixed), 3, 0.005, 2};
     for (std::array<int, 2> const c : {std::array<int, 2>{1, 4}, {2, 4}}) {
       stencil::ode::Fused const fused{c[0], c[1]};
       std::string const what = "interleaved points " + std::to_string(c[0]) +
