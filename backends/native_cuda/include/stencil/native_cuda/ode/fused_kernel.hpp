@@ -503,9 +503,10 @@ __global__ void __launch_bounds__(
 
   // The thread's cells: columns box_x + threadIdx.x + threads_x v (or, a
   // point at once, box_x + 2 threadIdx.x + v), rows box_y + threadIdx.y +
-  // threads_y m; cell q is column q / cells, row q % cells. A cell outside the domain (a fixed or mirrored halo) is evaluated
-  // too, its result never stored, at the nearest interior position: the
-  // right-hand side then only ever sees positions it would in Unfused.
+  // threads_y m; cell q is column q / cells, row q % cells. A cell outside
+  // the domain (a fixed or mirrored halo) is evaluated too, its result never
+  // stored, at the nearest interior position: the right-hand side then only
+  // ever sees positions it would in Unfused.
   auto evaluated_at = [&](int a, int c) {
     int const g = domain(a, c);
     return g < 0 ? 0 : (g >= n[a] ? n[a] - 1 : g);
@@ -514,7 +515,9 @@ __global__ void __launch_bounds__(
   // values of a point, and a warp's points lie side by side, so that each
   // neighbouring pair is one aligned 16-byte (8 in float) load. The
   // right-hand side then loads and computes what it shares between the two
-  // values once, and no warp diverges on which value it computes.
+  // values once, and no warp diverges on which value it computes. An even
+  // radius along x keeps every tile's origin, and so each point's first
+  // value, at an even x.
   constexpr bool points = columns == 2 && W == 1 && Fields::count == 1 &&
                           rx % 2 == 0 && PointRates<Rhs, T>;
   int x[columns], gx[columns], stages_x[columns];
