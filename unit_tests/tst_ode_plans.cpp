@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -435,13 +436,9 @@ TEST(OdePlans, FusedInterleavedPointsMatchUnfused) {
         << "the native CUDA plan's cases (tst_ode_tiled_fused.cpp: the host's)";
   } else {
     using stencil::suite::BrussInterleavedRhs;
-#if defined(KOKKOS_ENABLE_CUDA) && STENCIL_ENABLE_NATIVE_CUDA
-    static_assert(
-        stencil::native_cuda::ode::PointRates<BrussInterleavedRhs, double> &&
-        stencil::native_cuda::ode::PointRates<BrussInterleavedRhs, float> &&
-        !stencil::native_cuda::ode::PointRates<stencil_test::WithinRhs,
-                                               double>);
-#endif
+    static_assert(stencil::ode::PointRates<BrussInterleavedRhs, double> &&
+                  stencil::ode::PointRates<BrussInterleavedRhs, float> &&
+                  !stencil::ode::PointRates<stencil_test::WithinRhs, double>);
     auto const rhs = BrussInterleavedRhs::for_points(75);  // 150 a row
     Problem const p{{75, 150}, all(Boundary::fixed), 3, 0.005, 2};
     for (std::array<int, 2> const c : {std::array<int, 2>{1, 4}, {2, 4}}) {
@@ -739,6 +736,43 @@ TEST(OdePlans, AutoTakesFusedWhereItsRimsPay) {
                 !stencil::ode::auto_takes_fused(2, 2, 4) &&
                 stencil::ode::auto_takes_fused(2, 2, 8) &&
                 !stencil::ode::auto_takes_fused(3, 2, 8));
+}
+
+/// BrussInterleavedRhs::rates_of_point gives, at every point of an odd grid
+/// (edges, where it mirrors, included), what operator() gives at the
+/// point's two values, computed in the same order: on the host, where no
+/// plan calls it, so that CI checks the contract the fused CUDA kernel
+/// relies on.
+TEST(OdePlans, BrussInterleavedRatesOfPointAreItsRates) {
+  using Rhs = stencil::suite::BrussInterleavedRhs;
+  int const n = 9, halo = 2;
+  auto const rhs = Rhs::for_points(n);
+  int const stride = 2 * n + 2 * halo;
+  std::vector<double> values(static_cast<std::size_t>(stride) * (n + 2 * halo));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    values[i] = 0.5 + 0.37 * static_cast<double>((i * 7919) % 101) / 101;
+  }
+  stencil::detail::FieldBuffers<double, Rhs::fields> buffers;
+  buffers.level[0][0] = values.data();
+  using Neighbourhood =
+      stencil::detail::FieldsNeighbourhood<double, 2, Rhs::fields>;
+  auto at = [&](int y, int x) {
+    std::int64_t const cell =
+        static_cast<std::int64_t>(y + halo) * stride + x + halo;
+    return Neighbourhood{buffers, cell, stride, 0, 0, y, x, 0.0};
+  };
+  double worst = 0.0;
+  for (int y = 0; y < n; ++y) {
+    for (int x = 0; x < 2 * n; x += 2) {
+      auto const pair = rhs.rates_of_point(at(y, x));
+      double const u = rhs(at(y, x)), v = rhs(at(y, x + 1));
+      worst = std::max({worst, std::abs(pair.value[0] - u) / std::abs(u),
+                        std::abs(pair.value[1] - v) / std::abs(v)});
+    }
+  }
+  // The same operations in the same order; 1e-15 leaves room for a
+  // compiler that contracts one form's products into FMAs and not the other's.
+  EXPECT_LE(worst, 1e-15);
 }
 
 TEST(OdePlans, BrussInterleavedIsBrussInTwoFields) {

@@ -4,4 +4,5 @@
 #pragma once
 
 #include <stencil/ode/integrate.hpp>
+#include <stencil/ode/point_rates.hpp>
 #include <stencil/ode/tableau.hpp>

@@ -46,6 +46,7 @@
 #include <stencil/detail/fields/accessor.hpp>
 #include <stencil/detail/portable/boundary_halo.hpp>
 #include <stencil/detail/portable/layout.hpp>
+#include <stencil/ode/point_rates.hpp>
 
 #include <cuda_runtime.h>
 
@@ -204,18 +205,6 @@ __host__ __device__ constexpr int fused_rows() {
   return cells_per_thread(Stages, Fields::written_count) /
          fused_columns<Fields, Stages>();
 }
-
-/// A right-hand side of one field stored as interleaved pairs (two values a
-/// point, the first at an even x) that evaluates a point at once:
-/// `rhs.rates_of_point(in)` returns the rates at x and x + 1 for `in` at the
-/// even x, as two calls of rhs(in) would.
-template <class Rhs, class T>
-concept PointRates = requires(
-    Rhs const& rhs,
-    stencil::detail::FieldsNeighbourhood<T, 2, typename Rhs::fields> const&
-        in) {
-  { rhs.rates_of_point(in).value[1] };
-};
 
 /// The interior cell a halo cell `g` of an axis with `n` cells mirrors
 /// (itself where that side is not mirrored).
@@ -519,7 +508,7 @@ __global__ void __launch_bounds__(
   // radius along x keeps every tile's origin, and so each point's first
   // value, at an even x.
   constexpr bool points = columns == 2 && W == 1 && Fields::count == 1 &&
-                          rx % 2 == 0 && PointRates<Rhs, T>;
+                          rx % 2 == 0 && stencil::ode::PointRates<Rhs, T>;
   int x[columns], gx[columns], stages_x[columns];
 #pragma unroll
   for (int v = 0; v < columns; ++v) {
