@@ -212,15 +212,19 @@ TEST(OdePlans, FusedMatchesUnfusedOnEverySideAndCluster) {
     sides.push_back(all(Boundary::neumann));
     sides.push_back(all(Boundary::reflecting));
     auto const bruss = stencil::suite::BrussRhs::for_points(40);
-    std::array<std::array<int, 2>, 9> const clusters = {{{1, 1},
-                                                         {2, 1},
-                                                         {1, 2},
-                                                         {2, 2},
-                                                         {4, 2},
-                                                         {2, 4},
-                                                         {1, 8},
-                                                         {8, 1},
-                                                         {1, 16}}};
+    // Powers of two (the plan's own choices) and other counts, asked for.
+    std::array<std::array<int, 2>, 12> const clusters = {{{1, 1},
+                                                          {2, 1},
+                                                          {1, 2},
+                                                          {2, 2},
+                                                          {4, 2},
+                                                          {2, 4},
+                                                          {1, 8},
+                                                          {8, 1},
+                                                          {1, 16},
+                                                          {3, 3},
+                                                          {1, 5},
+                                                          {1, 12}}};
     // A tile must keep 4 rows past Verner's rims of 8.
     int const rows = verner_rows;
     for (auto const& s : sides) {
@@ -441,7 +445,8 @@ TEST(OdePlans, FusedInterleavedPointsMatchUnfused) {
                   !stencil::ode::PointRates<stencil_test::WithinRhs, double>);
     auto const rhs = BrussInterleavedRhs::for_points(75);  // 150 a row
     Problem const p{{75, 150}, all(Boundary::fixed), 3, 0.005, 2};
-    for (std::array<int, 2> const c : {std::array<int, 2>{1, 4}, {2, 4}}) {
+    for (std::array<int, 2> const c :
+         {std::array<int, 2>{1, 4}, {2, 4}, {1, 6}}) {
       stencil::ode::Fused const fused{c[0], c[1]};
       std::string const what = "interleaved points " + std::to_string(c[0]) +
                                "x" + std::to_string(c[1]);
@@ -537,7 +542,7 @@ TEST(OdePlans, FusedGlobalBarrierMatchesUnfused) {
           stencil::ode::integrate(Space{}, state, HeatRhs{}, Method::rk4, one,
                                   global(128, 1));
         },
-        {"give powers of two", "64"});
+        {"blocks in all at most", "64"});
     print_largest_seen<double>();
     print_largest_seen<float>();
   }
@@ -671,9 +676,9 @@ TEST(OdePlans, AutoAndFusedSayWhereFusedCannotRun) {
     expect_error(
         [&] {
           stencil::ode::integrate(Space{}, s, HeatRhs{}, Method::rk4, steps,
-                                  stencil::ode::Fused{3, 3});
+                                  stencil::ode::Fused{-1, 2});
         },
-        {"give powers of two"});
+        {"a tile of -1x2 blocks", "give a positive count along each axis"});
     // A dirichlet side is refreshed by a host function between stages.
     auto d = make_state<double, HeatRhs>({9, 11}, all(Boundary::fixed), 1);
     d.set_dirichlet(1, stencil::Side::low,

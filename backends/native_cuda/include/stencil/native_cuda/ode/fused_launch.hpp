@@ -55,18 +55,17 @@ class FusedRun final : public stencil::ode::detail::StepRun {
         capability_of(current_device_limits()),
         " (Fused{.barrier = TileBarrier::global_memory} or automatic runs "
         "its tiles' blocks with barriers in global memory)");
-    auto power_of_two = [](int c) { return c >= 0 && (c & (c - 1)) == 0; };
     int const asked = request.cluster_x * request.cluster_y;
     bool const global = request.barrier == TileBarrier::global_memory ||
                         (request.barrier == TileBarrier::automatic &&
                          (!clusters || asked > largest_cluster));
     int const largest = global ? largest_global_tile : largest_cluster;
     STENCIL_EXPECT(
-        power_of_two(request.cluster_x) && power_of_two(request.cluster_y) &&
-            asked <= largest,
+        request.cluster_x >= 0 && request.cluster_y >= 0 && asked <= largest,
         "stencil::ode::Fused: a tile of ", request.cluster_x, "x",
-        request.cluster_y, " blocks; give powers of two, ", largest_cluster,
-        " blocks in all at most in a cluster (8 run on every GPU), ",
+        request.cluster_y, " blocks; give a positive count along each axis, ",
+        largest_cluster, " blocks in all at most in a cluster (8 run on "
+        "every GPU), ",
         largest_global_tile,
         " where they meet in global memory, or 0 for the plan's choice");
     STENCIL_EXPECT(
@@ -197,8 +196,12 @@ class FusedRun final : public stencil::ode::detail::StepRun {
         p.counters.done = m_counters.data() + 1 + m_shape.exchange_slots;
         p.counters.slots = m_shape.exchange_slots;
       }
+      // Dependent: the step's blocks wait for the previous step's output
+      // only once they have listed their halos. Not where tiles meet in
+      // global memory: their counters are cleared between the launches.
       ClusterLaunch const launch(m_shape, /*tiles=*/true,
-                                 m_space.cuda_stream());
+                                 m_space.cuda_stream(),
+                                 /*dependent=*/!m_shape.global_barrier);
       STENCIL_CUDA_CHECK(cudaLaunchKernelEx(&launch.config, kernel<S>(), p));
     });
     for (int w = 0; w < W; ++w) m_state.rotate(m_written[w]);
@@ -212,11 +215,9 @@ class FusedRun final : public stencil::ode::detail::StepRun {
   template <int S>
   bool pick_resident(stencil::ode::Fused request, int nx, int ny) {
     bool found = false;
-    for (int cy : {1, 2, 4, 8, 16}) {
-      for (int cx : {1, 2, 4, 8, 16}) {
+    for (int cy : cluster_sides(request.cluster_y, largest_cluster)) {
+      for (int cx : cluster_sides(request.cluster_x, largest_cluster)) {
         if (cx * cy > largest_cluster) continue;
-        if (request.cluster_x > 0 && cx != request.cluster_x) continue;
-        if (request.cluster_y > 0 && cy != request.cluster_y) continue;
         FusedShape const shape =
             resident_shape_for<T, Fields, S>(cx, cy, nx, ny);
         if (shape.tiles_x == 0) continue;
@@ -252,11 +253,9 @@ class FusedRun final : public stencil::ode::detail::StepRun {
     std::string tried;
     bool const chosen = request.cluster_x > 0 || request.cluster_y > 0;
     int const largest = global ? largest_global_tile : largest_cluster;
-    for (int cy : {1, 2, 4, 8, 16, 32, 64}) {
-      for (int cx : {1, 2, 4, 8, 16, 32, 64}) {
+    for (int cy : cluster_sides(request.cluster_y, largest)) {
+      for (int cx : cluster_sides(request.cluster_x, largest)) {
         if (cx * cy > largest) continue;
-        if (request.cluster_x > 0 && cx != request.cluster_x) continue;
-        if (request.cluster_y > 0 && cy != request.cluster_y) continue;
         double work = 0.0;
         FusedShape shape = shape_for<T, Fields, S>(cx, cy, nx, ny, work);
         if (work < 0) continue;

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace stencil::native_cuda::ode {
 
@@ -48,6 +49,16 @@ inline constexpr int largest_cluster = 16;
 /// block (paper 001 found its barrier's cost flat up to about 160 blocks).
 inline constexpr int largest_global_tile = 64;
 
+/// The blocks along one axis of a tile the plan weighs: the number asked
+/// for, or (0) the powers of two up to `largest`. Any number runs; the
+/// plan's own choice keeps to the powers of two its cost was fitted on.
+inline std::vector<int> cluster_sides(int asked, int largest) {
+  if (asked > 0) return {asked};
+  std::vector<int> sides;
+  for (int side = 1; side <= largest; side *= 2) sides.push_back(side);
+  return sides;
+}
+
 /// Lets `function` run clusters above the portable 8 blocks.
 template <class... Args>
 void allow_large_clusters(void (*function)(Args...)) {
@@ -77,14 +88,17 @@ auto fused_function() {
 }
 
 /// The launch of `shape`'s tiles (all of them; `tiles` = false: one
-/// cluster, as the occupancy query wants) on `stream`. Holds the cluster
-/// attribute the configuration points to, so keep it while it is used.
-/// Tiles that meet in global memory are launched without one.
+/// cluster, as the occupancy query wants) on `stream`. Holds the attributes
+/// the configuration points to, so keep it while it is used. Tiles that
+/// meet in global memory are launched without a cluster. `dependent`: a
+/// programmatic dependent launch (dependent_launch.hpp), whose blocks may
+/// start before the kernel ahead of it in the stream has finished.
 struct ClusterLaunch {
   cudaLaunchConfig_t config{};
-  cudaLaunchAttribute attribute{};
+  cudaLaunchAttribute attributes[2]{};
 
-  ClusterLaunch(FusedShape const& shape, bool tiles, cudaStream_t stream) {
+  ClusterLaunch(FusedShape const& shape, bool tiles, cudaStream_t stream,
+                bool dependent = false) {
     int const across = tiles ? shape.tiles_x : 1;
     int const down = tiles ? shape.tiles_y : 1;
     config.gridDim = dim3(static_cast<unsigned>(across * shape.cluster_x),
@@ -92,12 +106,20 @@ struct ClusterLaunch {
     config.blockDim = dim3(threads_x, threads_y, 1);
     config.dynamicSmemBytes = shape.shared_bytes;
     config.stream = stream;
-    attribute.id = cudaLaunchAttributeClusterDimension;
-    attribute.val.clusterDim.x = static_cast<unsigned>(shape.cluster_x);
-    attribute.val.clusterDim.y = static_cast<unsigned>(shape.cluster_y);
-    attribute.val.clusterDim.z = 1;
-    config.attrs = &attribute;
-    config.numAttrs = shape.global_barrier ? 0 : 1;
+    config.attrs = attributes;
+    config.numAttrs = 0;
+    if (!shape.global_barrier) {
+      cudaLaunchAttribute& cluster = attributes[config.numAttrs++];
+      cluster.id = cudaLaunchAttributeClusterDimension;
+      cluster.val.clusterDim.x = static_cast<unsigned>(shape.cluster_x);
+      cluster.val.clusterDim.y = static_cast<unsigned>(shape.cluster_y);
+      cluster.val.clusterDim.z = 1;
+    }
+    if (dependent) {
+      cudaLaunchAttribute& serial = attributes[config.numAttrs++];
+      serial.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      serial.val.programmaticStreamSerializationAllowed = 1;
+    }
   }
   ClusterLaunch(ClusterLaunch const&) = delete;
   ClusterLaunch& operator=(ClusterLaunch const&) = delete;
