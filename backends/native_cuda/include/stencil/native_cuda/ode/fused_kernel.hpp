@@ -38,7 +38,6 @@
 // buffer through L2 (tile_barrier.hpp).
 #pragma once
 
-#include <stencil/native_cuda/common/dependent_launch.hpp>
 #include <stencil/native_cuda/fields/kernels.hpp>
 #include <stencil/native_cuda/ode/cluster_memory.hpp>
 #include <stencil/native_cuda/ode/tile_barrier.hpp>
@@ -248,10 +247,6 @@ __global__ void __launch_bounds__(
                 "one bit of `valid` per cell loaded");
   static_assert(thread_cells <= 32, "one bit of `exported` per cell");
   static_assert(2 * rx <= threads_x, "a thread loads one column past the box");
-  // The next step's blocks may start once every block of this one has: they
-  // take the places this launch's last wave leaves free, and wait there for
-  // its output (dependent_launch.hpp).
-  release_dependent_launch();
   extern __shared__ __align__(16) unsigned char shared_raw[];
   T* const shared = reinterpret_cast<T*>(shared_raw);
 
@@ -322,6 +317,62 @@ __global__ void __launch_bounds__(
     return in ? (along < Stages ? along : Stages) : 0;
   };
 
+  // One pass over the grown box (within the padded array) loads every
+  // field, a written one into both slots so that a fixed halo holds in
+  // either. A thread loads its own columns of the box and, where it has
+  // one, one of the 2 rx columns past the box's, on every threads_y-th row:
+  // what decides whether a cell is loaded splits into a part per column,
+  // worked out once, and one per row. Every load is issued before the first
+  // store: a store right behind its load waited for DRAM once per cell.
+  auto column = [&](int lx, int& gx) {  // is grown-box column lx loaded
+    int const cx = box[0] - rx + lx;
+    gx = domain(0, cx);
+    return in_tile(0, cx) && in_padded(0, gx);
+  };
+  int lx[load_columns], gx_load[load_columns];
+  bool column_loaded[load_columns];
+#pragma unroll
+  for (int c = 0; c < load_columns; ++c) {
+    lx[c] = static_cast<int>(threadIdx.x) + threads_x * c;
+    column_loaded[c] =
+        (c < columns || static_cast<int>(threadIdx.x) < 2 * rx) &&
+        column(lx[c], gx_load[c]);
+  }
+  T loaded[load_rows][load_columns][Fields::count];
+  unsigned valid = 0;  // bit load_columns j + c: row j's cell of column c
+#pragma unroll
+  for (int j = 0; j < load_rows; ++j) {
+    int const ly = static_cast<int>(threadIdx.y) + threads_y * j;
+    int const cy = box[1] - ry + ly;
+    int const gy = domain(1, cy);
+    if (ly >= ey || !in_tile(1, cy) || !in_padded(1, gy)) continue;
+    std::int64_t const row = p.layout.template offset<std::int64_t>(0, gy, 0);
+#pragma unroll
+    for (int c = 0; c < load_columns; ++c) {
+      if (!column_loaded[c]) continue;
+      valid |= 1u << (load_columns * j + c);
+      for_each_field<Fields>([&](auto field) {
+        constexpr int f = decltype(field)::value;
+        loaded[j][c][f] = p.in[f][row + gx_load[c]];
+      });
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < load_rows; ++j) {
+#pragma unroll
+    for (int c = 0; c < load_columns; ++c) {
+      if ((valid & (1u << (load_columns * j + c))) == 0) continue;
+      int const at =
+          (static_cast<int>(threadIdx.y) + threads_y * j) * ex + lx[c];
+      for_each_field<Fields>([&](auto field) {
+        constexpr int f = decltype(field)::value;
+        constexpr int base = fused_slot_base<Fields>(f);
+        slot(base)[at] = loaded[j][c][f];
+        if constexpr (Fields::written[f]) slot(base + 1)[at] = loaded[j][c][f];
+      });
+    }
+  }
+
   // The cells the block refreshes after each stage, the same every stage: a
   // cell of another block's box, taken from it, or a halo cell of a
   // mirrored side, taken from the interior cell it mirrors (owned by
@@ -347,14 +398,11 @@ __global__ void __launch_bounds__(
   // same tile cell in the block that owns it, and none of the tests of
   // source_of applies: skipping them made the tiled steps faster
   // (docs/decisions/ode-fused-plan.md).
-  // `past_edge`: the box itself reaches past the domain's edge.
-  bool inside = true, past_edge = false;
+  bool inside = true;
   for (int a = 0; a < 2; ++a) {
-    int const first = box[a] + origin[a];
-    int const extent = a == 0 ? own_x : own_y;
-    inside = inside && !wrap[a] && first - r[a] >= 0 &&
-             first + extent + r[a] <= n[a];
-    past_edge = past_edge || (!wrap[a] && (first < 0 || first + extent > n[a]));
+    int const first = box[a] - r[a] + origin[a];
+    int const extent = (a == 0 ? own_x : own_y) + 2 * r[a];
+    inside = inside && !wrap[a] && first >= 0 && first + extent <= n[a];
   }
   // Where refreshed cell (cx, cy) of the tile is taken from, or false where
   // it is computed here or keeps a fixed value.
@@ -421,6 +469,12 @@ __global__ void __launch_bounds__(
       list_if_refreshed(c < rx ? c : own_x + c, ry + s / side_width);
     }
   }
+  bool past_edge = false;
+  for (int a = 0; a < 2; ++a) {
+    int const first = box[a] + origin[a];
+    int const extent = a == 0 ? own_x : own_y;
+    past_edge = past_edge || (!wrap[a] && (first < 0 || first + extent > n[a]));
+  }
   if (past_edge) {
     for (int o = thread; o < own_x * own_y; o += threads_per_block) {
       list_if_refreshed(rx + o % own_x, ry + o / own_x);
@@ -428,68 +482,6 @@ __global__ void __launch_bounds__(
   }
   __syncthreads();
   int const halos = halo_count;
-
-  // Everything above reads only the launch's parameters: with a dependent
-  // launch it runs while the step before finishes (dependent_launch.hpp).
-  wait_for_prior_grid();
-
-  // One pass over the grown box (within the padded array) loads every
-  // field, a written one into both slots so that a fixed halo holds in
-  // either. A thread loads its own columns of the box and, where it has
-  // one, one of the 2 rx columns past the box's, on every threads_y-th row:
-  // what decides whether a cell is loaded splits into a part per column,
-  // worked out once, and one per row. Every load is issued before the first
-  // store: a store right behind its load waited for DRAM once per cell.
-  auto column = [&](int lx, int& gx) {  // is grown-box column lx loaded
-    int const cx = box[0] - rx + lx;
-    gx = domain(0, cx);
-    return in_tile(0, cx) && in_padded(0, gx);
-  };
-  int lx[load_columns], gx_load[load_columns];
-  bool column_loaded[load_columns];
-#pragma unroll
-  for (int c = 0; c < load_columns; ++c) {
-    lx[c] = static_cast<int>(threadIdx.x) + threads_x * c;
-    column_loaded[c] =
-        (c < columns || static_cast<int>(threadIdx.x) < 2 * rx) &&
-        column(lx[c], gx_load[c]);
-  }
-  T loaded[load_rows][load_columns][Fields::count];
-  unsigned valid = 0;  // bit load_columns j + c: row j's cell of column c
-#pragma unroll
-  for (int j = 0; j < load_rows; ++j) {
-    int const ly = static_cast<int>(threadIdx.y) + threads_y * j;
-    int const cy = box[1] - ry + ly;
-    int const gy = domain(1, cy);
-    if (ly >= ey || !in_tile(1, cy) || !in_padded(1, gy)) continue;
-    std::int64_t const row = p.layout.template offset<std::int64_t>(0, gy, 0);
-#pragma unroll
-    for (int c = 0; c < load_columns; ++c) {
-      if (!column_loaded[c]) continue;
-      valid |= 1u << (load_columns * j + c);
-      for_each_field<Fields>([&](auto field) {
-        constexpr int f = decltype(field)::value;
-        loaded[j][c][f] = p.in[f][row + gx_load[c]];
-      });
-    }
-  }
-#pragma unroll
-  for (int j = 0; j < load_rows; ++j) {
-#pragma unroll
-    for (int c = 0; c < load_columns; ++c) {
-      if ((valid & (1u << (load_columns * j + c))) == 0) continue;
-      int const at =
-          (static_cast<int>(threadIdx.y) + threads_y * j) * ex + lx[c];
-      for_each_field<Fields>([&](auto field) {
-        constexpr int f = decltype(field)::value;
-        constexpr int base = fused_slot_base<Fields>(f);
-        slot(base)[at] = loaded[j][c][f];
-        if constexpr (Fields::written[f]) slot(base + 1)[at] = loaded[j][c][f];
-      });
-    }
-  }
-  __syncthreads();
-
   if constexpr (GlobalBarrier && Stages > 1) {
     // The tiles that held this buffer before are done reading it (a
     // one-stage method exchanges nothing).

@@ -196,12 +196,8 @@ class FusedRun final : public stencil::ode::detail::StepRun {
         p.counters.done = m_counters.data() + 1 + m_shape.exchange_slots;
         p.counters.slots = m_shape.exchange_slots;
       }
-      // Dependent: the step's blocks wait for the previous step's output
-      // only once they have listed their halos. Not where tiles meet in
-      // global memory: their counters are cleared between the launches.
       ClusterLaunch const launch(m_shape, /*tiles=*/true,
-                                 m_space.cuda_stream(),
-                                 /*dependent=*/!m_shape.global_barrier);
+                                 m_space.cuda_stream());
       STENCIL_CUDA_CHECK(cudaLaunchKernelEx(&launch.config, kernel<S>(), p));
     });
     for (int w = 0; w < W; ++w) m_state.rotate(m_written[w]);

@@ -88,17 +88,14 @@ auto fused_function() {
 }
 
 /// The launch of `shape`'s tiles (all of them; `tiles` = false: one
-/// cluster, as the occupancy query wants) on `stream`. Holds the attributes
-/// the configuration points to, so keep it while it is used. Tiles that
-/// meet in global memory are launched without a cluster. `dependent`: a
-/// programmatic dependent launch (dependent_launch.hpp), whose blocks may
-/// start before the kernel ahead of it in the stream has finished.
+/// cluster, as the occupancy query wants) on `stream`. Holds the cluster
+/// attribute the configuration points to, so keep it while it is used.
+/// Tiles that meet in global memory are launched without one.
 struct ClusterLaunch {
   cudaLaunchConfig_t config{};
-  cudaLaunchAttribute attributes[2]{};
+  cudaLaunchAttribute attribute{};
 
-  ClusterLaunch(FusedShape const& shape, bool tiles, cudaStream_t stream,
-                bool dependent = false) {
+  ClusterLaunch(FusedShape const& shape, bool tiles, cudaStream_t stream) {
     int const across = tiles ? shape.tiles_x : 1;
     int const down = tiles ? shape.tiles_y : 1;
     config.gridDim = dim3(static_cast<unsigned>(across * shape.cluster_x),
@@ -106,20 +103,12 @@ struct ClusterLaunch {
     config.blockDim = dim3(threads_x, threads_y, 1);
     config.dynamicSmemBytes = shape.shared_bytes;
     config.stream = stream;
-    config.attrs = attributes;
-    config.numAttrs = 0;
-    if (!shape.global_barrier) {
-      cudaLaunchAttribute& cluster = attributes[config.numAttrs++];
-      cluster.id = cudaLaunchAttributeClusterDimension;
-      cluster.val.clusterDim.x = static_cast<unsigned>(shape.cluster_x);
-      cluster.val.clusterDim.y = static_cast<unsigned>(shape.cluster_y);
-      cluster.val.clusterDim.z = 1;
-    }
-    if (dependent) {
-      cudaLaunchAttribute& serial = attributes[config.numAttrs++];
-      serial.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-      serial.val.programmaticStreamSerializationAllowed = 1;
-    }
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = static_cast<unsigned>(shape.cluster_x);
+    attribute.val.clusterDim.y = static_cast<unsigned>(shape.cluster_y);
+    attribute.val.clusterDim.z = 1;
+    config.attrs = &attribute;
+    config.numAttrs = shape.global_barrier ? 0 : 1;
   }
   ClusterLaunch(ClusterLaunch const&) = delete;
   ClusterLaunch& operator=(ClusterLaunch const&) = delete;
